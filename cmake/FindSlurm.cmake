@@ -1,0 +1,22 @@
+# Finds Slurm's headers (spank.h, slurm.h) and libslurm. Debian's libslurm-dev ships no .pc file,
+# so the version comes from slurm_version.h (reference/spank-api.md 4.1).
+find_path(SLURM_INCLUDE_DIR slurm/spank.h)
+find_library(SLURM_LIBRARY NAMES slurm)
+if(SLURM_INCLUDE_DIR AND EXISTS "${SLURM_INCLUDE_DIR}/slurm/slurm_version.h")
+  file(STRINGS "${SLURM_INCLUDE_DIR}/slurm/slurm_version.h" _v REGEX "^#define SLURM_VERSION_NUMBER")
+  string(REGEX REPLACE ".*0x([0-9a-fA-F]+).*" "\\1" _hex "${_v}")
+  math(EXPR _n "0x${_hex}")
+  math(EXPR SLURM_VERSION_MAJOR "(${_n} >> 16) & 255")
+  math(EXPR SLURM_VERSION_MINOR "(${_n} >> 8) & 255")
+  math(EXPR SLURM_VERSION_MICRO "${_n} & 255")
+  set(Slurm_VERSION "${SLURM_VERSION_MAJOR}.${SLURM_VERSION_MINOR}.${SLURM_VERSION_MICRO}")
+endif()
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(Slurm REQUIRED_VARS SLURM_INCLUDE_DIR SLURM_LIBRARY VERSION_VAR Slurm_VERSION)
+if(Slurm_FOUND AND NOT TARGET Slurm::headers)
+  add_library(Slurm::headers INTERFACE IMPORTED)
+  set_target_properties(Slurm::headers PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${SLURM_INCLUDE_DIR}")
+  add_library(Slurm::slurm UNKNOWN IMPORTED)
+  set_target_properties(Slurm::slurm PROPERTIES IMPORTED_LOCATION "${SLURM_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${SLURM_INCLUDE_DIR}")
+endif()

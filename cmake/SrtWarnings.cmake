@@ -1,0 +1,11 @@
+# One place for the project's compiler flags, applied per target with srt_apply_flags().
+function(srt_apply_flags target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wformat=2 -Wundef)
+  if(SRT_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(SRT_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+endfunction()

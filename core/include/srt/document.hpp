@@ -1,0 +1,53 @@
+// A YAML file read the way srtctl reads it (PyYAML safe_load, YAML 1.1), as JSON values, with the
+// position of every key path so later stages can point at the line that caused a problem.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "srt/error.hpp"
+
+namespace srt {
+
+using Json = nlohmann::ordered_json;
+
+struct LoadLimits {
+  std::size_t max_bytes = 1 << 20;     // recipes are a few KB; refuse anything absurd before parsing
+  int max_depth = 64;                  // deeper nesting is refused before yaml-cpp recurses into it
+  std::size_t max_nodes = 200000;      // after alias expansion: stops "billion laughs"
+};
+
+struct Document {
+  std::string file;                    // name used in messages (path as given, or "<recipe>")
+  Json root;
+  std::map<std::string, Mark> marks;   // key path -> where its key (or item) starts
+  std::vector<Diagnostic> warnings;    // duplicate keys and the like
+
+  // The mark of `path`, or of its nearest ancestor that has one.
+  Mark mark_of(const std::string& path) const;
+  Diagnostic at(const std::string& path, std::string message, std::string hint = {}) const;
+};
+
+struct ReadOptions {
+  LoadLimits limits;
+  bool strict = false;  // duplicate keys become errors instead of warnings
+};
+
+// Reads a file safely: regular files only, bounded size, no hang on FIFOs or devices.
+std::string read_text_file(const std::string& path, std::size_t max_bytes);
+
+Document parse_yaml(const std::string& text, const std::string& name, const ReadOptions& opts = {});
+Document load_yaml_file(const std::string& path, const ReadOptions& opts = {});
+
+// Key-path helpers shared by the loaders: "a.b[2].c".
+std::string join_path(const std::string& parent, const std::string& key);
+std::string index_path(const std::string& parent, std::size_t index);
+
+// How Python's str() renders a scalar that PyYAML produced (srtctl formats flags and env with it):
+// true -> "True", 0.84 -> "0.84", 1e-05 -> "1e-05", null -> "None".
+std::string python_str(const Json& scalar);
+
+}  // namespace srt

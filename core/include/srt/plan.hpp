@@ -1,0 +1,80 @@
+// The Plan: one pure, deterministic function of (recipe, profile, node list, job id), computed the
+// same by the submit-side check, every slurmstepd and srt-helper (DESIGN "The Plan").
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "srt/profile.hpp"
+#include "srt/recipe.hpp"
+#include "srt/topology.hpp"
+
+namespace srt {
+
+struct PlanNode {
+  int index = 0;
+  std::string name;
+  std::string address;                 // what other nodes use to reach it
+  std::vector<std::string> roles;      // "prefill:0", "frontend", "benchmark"
+};
+
+struct Probe {
+  std::string kind;                    // "http" | "workers" | "none"
+  int port = 0;
+  std::string path;                    // "/health", "/workers"
+};
+
+struct Process {
+  std::string name;                    // "prefill:0", "decode:0", "agg:0", "router", "benchmark"
+  std::string role;                    // prefill | decode | agg | router | benchmark | kv-relay
+  int index = 0;
+  int node_index = 0;
+  std::string node;
+  std::string step_name;               // Slurm step name: prefill_0, router, benchmark
+  std::vector<int> gpus;               // node-local GPU indices (workers only)
+  int ranks = 1;                       // DP ranks in the process (tp under DP attention)
+  std::vector<std::string> argv;
+  EnvList env;                         // set, in this order
+  std::vector<std::string> unset_env;  // removed from the inherited environment
+  std::map<std::string, std::vector<int>> ports;  // every port the process binds
+  Probe readiness;
+  std::string log_file;                // file name in the job's log directory
+  bool critical = true;
+};
+
+struct Plan {
+  std::uint64_t job_id = 0;
+  int demand_nodes = 0;
+  std::vector<PlanNode> nodes;
+  std::vector<Process> processes;
+  std::string kv_events_mode = "off";  // off | offset | relay
+  std::vector<std::string> kv_event_endpoints;
+  EnvList job_env;                     // the contract's job-level variables, same on every node
+  std::string digest;                  // sha256 of the canonical JSON (without the digest)
+
+  const Process* find(const std::string& name) const;
+  std::vector<const Process*> on_node(int node_index) const;
+};
+
+struct PlanInputs {
+  std::vector<std::string> nodes;                  // the job's hosts, Slurm order (already expanded)
+  std::uint64_t job_id = 0;
+  std::map<std::string, std::string> addresses;    // node -> address; missing: the node name
+  std::string recipe_path;                         // SRT_RECIPE, as the user gave it
+  std::string kv_events_capability = "auto";       // offset | connect | none | auto (= profile's)
+};
+
+// srtctl's node count for the recipe (1P1D -> 2, 2P1D -> 3).
+int node_demand(const Recipe& recipe, const Profile& profile);
+
+Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& inputs);
+
+// Per-node fill-in the pure Plan cannot know: the node's own address and its topology.
+void apply_binding(Process& worker, const WorkerBinding& binding, const std::string& host_ip,
+                   const Profile& profile);
+
+Json plan_to_json(const Plan& plan);
+
+}  // namespace srt

@@ -1,0 +1,62 @@
+// The cluster profile: srtslurm.yaml's keys plus srt-spank's own (runtime, ports, sharing, results).
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "srt/document.hpp"
+#include "srt/recipe.hpp"
+
+namespace srt {
+
+enum class NodeSharing { exclusive, shared };
+enum class ContainerRuntime { pyxis, none };
+
+struct Profile {
+  Document source;
+  std::string digest;                      // sha256 of the file's bytes ("" for the built-in default)
+
+  // srtslurm.yaml
+  std::string cluster;
+  std::string default_account, default_partition;
+  std::string default_time_limit = "01:00:00";
+  int gpus_per_node = 8;
+  std::string default_gpu_type;
+  std::string network_interface;           // "" = resolve from the node name
+  std::string gpu_sbatch_directive = "gres";  // gres | gpus-per-node | none
+  bool use_exclusive_sbatch_directive = false;
+  bool use_segment_sbatch_directive = false;
+  std::string visible_devices_env = "ROCR_VISIBLE_DEVICES";
+  EnvList default_sbatch_directives;
+  EnvList default_mounts;                  // host -> container
+  std::map<std::string, std::string> model_paths;   // alias -> path
+  std::map<std::string, std::string> containers;    // alias -> image
+  std::optional<HealthCheck> default_health_check;
+  std::string output_dir;
+
+  // srt-spank
+  ContainerRuntime container_runtime = ContainerRuntime::pyxis;
+  int port_range_begin = 20000;            // per-node allocator range, inclusive
+  int port_range_end = 28999;
+  NodeSharing node_sharing = NodeSharing::exclusive;
+  int shared_job_slots = 8;                // shared: job_id % slots picks a slice of the range
+  std::string results_root = "/results";
+  int frontend_port = 8000;                // SRT_FRONTEND_PORT, as srt-slurm
+  int mooncake_gid_index = -1;             // RDMA: MC_GID_INDEX and MC_IB_GID_INDEX; -1 = unset
+  std::string kv_events_capability = "auto";  // auto (preflight) | offset | connect | none
+  std::string topology_cache_dir = "/var/cache/srt";
+  std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
+  std::vector<std::string> router_command = {"atomesh"};
+  std::map<std::string, std::string> node_addresses;  // fixed name -> address map (optional)
+};
+
+Profile default_profile();
+Profile profile_from_document(Document doc);
+Profile load_profile_file(const std::string& path, const ReadOptions& opts = {});
+
+// Where the profile comes from when none is named: $SRTSLURM_CONFIG, then /etc/srt/cluster.yaml.
+// Returns "" when neither exists (the built-in default applies).
+std::string find_profile_path(const std::string& explicit_path);
+
+}  // namespace srt

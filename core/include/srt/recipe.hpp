@@ -1,0 +1,130 @@
+// The recipe: srt-slurm's v1 layout, as srtctl reads it (reference/srt-slurm.md section 1).
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "srt/document.hpp"
+
+namespace srt {
+
+using EnvList = std::vector<std::pair<std::string, std::string>>;  // in file order
+
+enum class WorkerMode { prefill, decode, agg };
+const char* to_string(WorkerMode m);
+
+struct ModelSpec {
+  std::string path;       // alias, absolute dir, or "hf:<org>/<repo>"
+  std::string container;  // alias, .sqsh, or registry URI
+  std::string precision;
+  std::string stage_dir;
+};
+
+struct Identity {
+  std::string model_repo;
+  std::string model_revision;
+  std::string container_image;
+  std::vector<std::pair<std::string, std::string>> frameworks;  // name -> version or commit
+};
+
+struct SlurmSpec {
+  std::string account;
+  std::string partition;
+  std::string time_limit;
+};
+
+struct Resources {
+  std::string gpu_type;
+  int gpus_per_node = 0;  // 0 = not given: the profile's, else srtctl's default of 4
+  int prefill_nodes = 0, decode_nodes = 0, agg_nodes = 0;
+  int prefill_workers = 0, decode_workers = 0, agg_workers = 0;
+  int gpus_per_prefill = 0, gpus_per_decode = 0, gpus_per_agg = 0;  // 0 = derived
+  bool spread_workers = false;
+  bool decode_nodes_given = false;  // `decode_nodes: 0` (share prefill nodes) differs from absent
+
+  bool disaggregated() const { return prefill_nodes > 0 || decode_nodes > 0 || decode_nodes_given; }
+};
+
+struct Backend {
+  std::string type;                    // atom | sglang | vllm | trtllm | mocker
+  std::string connector;               // atom: mooncake only
+  std::string mooncake_protocol;       // rdma | tcp | "" (ATOM's default: rdma)
+  bool enable_kv_events = false;
+  Json prefill_config = Json::object();     // <type>_config.prefill: engine flags as written
+  Json decode_config = Json::object();
+  Json aggregated_config = Json::object();
+  EnvList prefill_environment, decode_environment, aggregated_environment;
+
+  const Json& config(WorkerMode m) const;
+  const EnvList& environment(WorkerMode m) const;
+};
+
+struct Frontend {
+  std::string type = "dynamo";
+  bool enable_multiple_frontends = true;
+  int num_additional_frontends = 9;
+  Json args = Json::object();          // rendered --key value, '_' -> '-'
+  EnvList env;
+  std::string container_image;
+  bool dedicated_node = false;
+};
+
+struct Benchmark {
+  std::string type = "manual";
+  std::string command;                 // custom: run as `bash -lc <command>` verbatim
+  EnvList env;
+  std::vector<int> concurrencies;
+  int isl = 0, osl = 0;
+  std::string container_image;
+  bool colocate_with_frontend = true;
+  bool client_dedicated_node = false;
+};
+
+struct HealthCheck {
+  int max_attempts = 180;
+  int interval_seconds = 10;
+};
+
+struct Recipe {
+  Document source;                     // what it was read from: marks for later errors
+  std::string name;
+  ModelSpec model;
+  Identity identity;
+  SlurmSpec slurm;
+  Resources resources;
+  Backend backend;
+  Frontend frontend;
+  Benchmark benchmark;
+  std::optional<HealthCheck> health_check;  // unset: the profile's default, else srtctl's
+  EnvList environment;
+  EnvList srun_options;                // --key=value, or --key when the value is empty
+  EnvList sbatch_directives;
+  EnvList container_mounts;            // host -> container
+  std::vector<std::string> extra_mount;
+  std::string setup_script;
+  std::string log_dir;
+  bool infra_dedicated_node = false;   // infra.etcd_nats_dedicated_node
+  // Keys srtctl knows and this project cannot launch yet: accepted by validate/nodes/plan,
+  // refused by launch, each with its key path.
+  std::vector<std::string> unsupported_keys;
+};
+
+struct RecipeOptions {
+  ReadOptions read;
+  std::vector<std::string> set;        // "key.path=VALUE" (VALUE parsed as YAML), srtctl's --set
+  std::vector<std::string> unset;      // "key.path", srtctl's --unset
+};
+
+// Schema check + typed model. Throws srt::Error with every problem found.
+Recipe recipe_from_document(Document doc);
+Recipe load_recipe_file(const std::string& path, const RecipeOptions& opts = {});
+Recipe load_recipe_text(const std::string& text, const std::string& name, const RecipeOptions& opts = {});
+
+// srtctl's --set/--unset on the raw tree, before the schema check.
+void apply_overrides(Document& doc, const std::vector<std::string>& set, const std::vector<std::string>& unset);
+
+// The JSON Schema of the recipe format (srt-helper schema).
+Json recipe_json_schema();
+
+}  // namespace srt

@@ -1,0 +1,17 @@
+// Each subcommand lives in its own cmd_<name>.cpp and registers itself on the CLI11 app.
+// The callback it installs returns the process exit code through `exit_code`.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace srt::helper {
+
+// 0 success, 1 the thing checked is bad (invalid recipe, failed job), 2 usage or environment error.
+extern int exit_code;
+
+void add_validate(CLI::App& app);
+void add_nodes(CLI::App& app);
+void add_schema(CLI::App& app);
+void add_plan(CLI::App& app);
+void add_topology(CLI::App& app);
+
+}  // namespace srt::helper

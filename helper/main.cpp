@@ -1,0 +1,34 @@
+// srt-helper: the job-step helper. main() only dispatches; every subcommand is a file of its own.
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "srt/error.hpp"
+
+namespace srt::helper {
+int exit_code = 0;
+}
+
+int main(int argc, char** argv) {
+  CLI::App app{"srt-helper: run disaggregated LLM serving recipes on Slurm", "srt-helper"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("srt-helper " SRT_VERSION));
+
+  using namespace srt::helper;
+  // One line per subcommand file (cmd_<name>.cpp).
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 exits 0 for --help/--version and 106+ for usage errors; usage is 2 here.
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const srt::Error& e) {
+    std::fprintf(stderr, "srt-helper: %s\n", e.what());
+    return exit_code != 0 ? exit_code : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "srt-helper: %s\n", e.what());
+    return 2;
+  }
+  return exit_code;
+}
