@@ -1,0 +1,159 @@
+#include "srt/plan.hpp"
+
+#include <string>
+
+#include "layout.hpp"
+#include "ports.hpp"
+#include "processes.hpp"
+#include "srt/digest.hpp"
+#include "srt/error.hpp"
+
+namespace srt {
+
+using namespace plan_detail;
+
+const Process* Plan::find(const std::string& name) const {
+  for (const auto& p : processes)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::vector<const Process*> Plan::on_node(int node_index) const {
+  std::vector<const Process*> out;
+  for (const auto& p : processes)
+    if (p.node_index == node_index) out.push_back(&p);
+  return out;
+}
+
+namespace plan_detail {
+
+KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, const Profile& p,
+                      const std::string& capability_in) {
+  if (!r.backend.enable_kv_events) return KvMode::off;
+  std::string capability = capability_in == "auto" || capability_in.empty() ? p.kv_events_capability
+                                                                             : capability_in;
+  int max_cores = 1;
+  for (const auto& e : endpoints) {
+    const WorkerShape s = worker_shape(r.backend.config(e.mode), int(e.gpus.size()));
+    max_cores = std::max(max_cores, s.engine_cores());
+  }
+  // Until preflight has looked at the image, assume the engine offsets by rank; launch re-plans
+  // with what preflight found before any worker starts.
+  if (capability == "auto" || capability.empty() || capability == "offset") return KvMode::offset;
+  if (capability == "connect") return KvMode::relay;
+  if (max_cores == 1) return KvMode::offset;  // one rank per worker: nothing can collide
+  Diagnostic d;
+  d.file = r.source.file;
+  d.key_path = "backend.enable_kv_events";
+  d.mark = r.source.mark_of(d.key_path);
+  d.message = "KV events with " + std::to_string(max_cores) +
+              " DP ranks per worker need an engine that offsets the endpoint by rank (ATOM PR #1316) "
+              "or ranks that connect to a relay; this " + r.backend.type + " image can do neither, so "
+              "every rank after the first would die with 'Address already in use'";
+  d.hint = "set backend.enable_kv_events: false, or use an image whose engine offsets KV-event ports";
+  throw Error(d);
+}
+
+}  // namespace plan_detail
+
+Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& in) {
+  if (in.nodes.empty()) fail("the job has no nodes", "pass --nodelist or run inside a Slurm job");
+  if (recipe.backend.type != "atom")
+    fail("backend.type '" + recipe.backend.type + "' can be validated but not planned yet",
+         "srt-spank plans ATOM recipes; use srtctl for this one");
+  Plan plan;
+  plan.job_id = in.job_id;
+  plan.demand_nodes = node_demand(recipe, profile);
+  if (int(in.nodes.size()) < plan.demand_nodes)
+    fail("the recipe needs " + std::to_string(plan.demand_nodes) + " nodes but the job has " +
+             std::to_string(in.nodes.size()),
+         "submit with -N " + std::to_string(plan.demand_nodes));
+
+  const int n = int(in.nodes.size());
+  for (int i = 0; i < n; ++i) {
+    PlanNode node;
+    node.index = i;
+    node.name = in.nodes[std::size_t(i)];
+    auto a = in.addresses.find(node.name);
+    node.address = a != in.addresses.end() && !a->second.empty() ? a->second : node.name;
+    plan.nodes.push_back(node);
+  }
+  const NodeRoles roles = assign_roles(recipe, n);
+  const std::vector<Endpoint> endpoints = place_endpoints(recipe, profile, roles, n);
+  const KvMode kv = choose_kv_mode(recipe, endpoints, profile, in.kv_events_capability);
+  plan.kv_events_mode = kv == KvMode::off ? "off" : kv == KvMode::offset ? "offset" : "relay";
+
+  std::vector<NodePorts> ports;
+  for (int i = 0; i < n; ++i) ports.emplace_back(profile, in.job_id, plan.nodes[std::size_t(i)].name);
+  const bool has_router = recipe.frontend.type == "atomesh";
+  if (has_router) ports[std::size_t(roles.head)].claim(profile.frontend_port, "the public frontend port");
+
+  const WorkerContext ctx{recipe, profile, in.job_id, kv};
+  std::vector<Process> relays;
+  for (const auto& e : endpoints) {
+    PlanNode& node = plan.nodes[std::size_t(e.node)];
+    Process relay;
+    plan.processes.push_back(make_atom_worker(ctx, e, node, ports[std::size_t(e.node)],
+                                              kv == KvMode::relay ? &relay : nullptr));
+    node.roles.push_back(plan.processes.back().name);
+    if (kv == KvMode::relay) relays.push_back(std::move(relay));
+  }
+  std::vector<const Process*> workers;
+  for (const auto& p : plan.processes) workers.push_back(&p);
+
+  for (const auto& w : plan.processes) {
+    const std::string& addr = plan.nodes[std::size_t(w.node_index)].address;
+    if (kv == KvMode::offset)
+      for (int port : w.ports.at("kv_events")) plan.kv_event_endpoints.push_back("tcp://" + addr + ":" + std::to_string(port));
+  }
+  for (const auto& rl : relays)
+    plan.kv_event_endpoints.push_back("tcp://" + plan.nodes[std::size_t(rl.node_index)].address + ":" +
+                                      std::to_string(rl.ports.at("kv_events").front()));
+
+  // The contract every task sees (DESIGN "The environment contract").
+  const PlanNode& head = plan.nodes[std::size_t(roles.head)];
+  EnvList& env = plan.job_env;
+  env.emplace_back("SRT_RECIPE", in.recipe_path);
+  env.emplace_back("SRT_HEAD_NODE", head.name);
+  env.emplace_back("SRT_FRONTEND_HOST", head.address);
+  env.emplace_back("SRT_FRONTEND_PORT", std::to_string(profile.frontend_port));
+  env.emplace_back("SRTCTL_FRONTEND_TYPE", recipe.frontend.type);
+  for (const char* role : {"prefill", "decode", "agg"}) {
+    std::string ips, endpoints_list;
+    for (const auto& w : plan.processes) {
+      if (w.role != role) continue;
+      const std::string& addr = plan.nodes[std::size_t(w.node_index)].address;
+      ips += (ips.empty() ? "" : ",") + addr;
+      endpoints_list += (endpoints_list.empty() ? "" : ",") + addr + ":" + std::to_string(w.ports.at("http").front());
+    }
+    std::string upper = role;
+    for (auto& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+    env.emplace_back("SRT_" + upper + "_IPS", ips);
+    env.emplace_back("SRT_" + upper + "_ENDPOINTS", endpoints_list);
+  }
+  if (kv != KvMode::off) {
+    std::string eps;
+    for (const auto& e : plan.kv_event_endpoints) eps += (eps.empty() ? "" : ",") + e;
+    env.emplace_back("SRT_KV_EVENT_ENDPOINTS", eps);
+  }
+
+  if (has_router) {
+    Process router = make_router(recipe, profile, head, ports[std::size_t(roles.head)], workers, plan.nodes);
+    plan.nodes[std::size_t(roles.head)].roles.push_back("frontend");
+    plan.processes.push_back(std::move(router));
+  }
+  for (auto& rl : relays) {
+    plan.nodes[std::size_t(rl.node_index)].roles.push_back(rl.name);
+    plan.processes.push_back(std::move(rl));
+  }
+  if (recipe.benchmark.type == "custom") {
+    const PlanNode& bench = plan.nodes[std::size_t(roles.bench)];
+    plan.processes.push_back(make_benchmark(recipe, bench, plan.job_env));
+    plan.nodes[std::size_t(roles.bench)].roles.push_back("benchmark");
+  }
+
+  plan.digest = sha256_hex(plan_to_json(plan).dump());
+  return plan;
+}
+
+}  // namespace srt

@@ -1,0 +1,51 @@
+#include "srt/plan.hpp"
+
+namespace srt {
+
+namespace {
+
+Json env_object(const EnvList& env) {
+  Json o = Json::object();
+  for (const auto& [k, v] : env) o[k] = v;
+  return o;
+}
+
+}  // namespace
+
+Json plan_to_json(const Plan& plan) {
+  Json j = Json::object();
+  j["job_id"] = plan.job_id;
+  j["demand"] = {{"nodes", plan.demand_nodes}};
+  j["nodes"] = Json::array();
+  for (const auto& n : plan.nodes)
+    j["nodes"].push_back({{"index", n.index}, {"name", n.name}, {"address", n.address}, {"roles", n.roles}});
+  j["processes"] = Json::array();
+  for (const auto& p : plan.processes) {
+    Json o = Json::object();
+    o["name"] = p.name;
+    o["role"] = p.role;
+    o["index"] = p.index;
+    o["node"] = p.node;
+    o["node_index"] = p.node_index;
+    o["step_name"] = p.step_name;
+    o["gpus"] = p.gpus;
+    o["ranks"] = p.ranks;
+    o["argv"] = p.argv;
+    o["env"] = env_object(p.env);
+    o["unset_env"] = p.unset_env;
+    Json ports = Json::object();
+    for (const auto& [k, v] : p.ports) ports[k] = v;
+    o["ports"] = ports;
+    o["readiness"] = {{"kind", p.readiness.kind}, {"port", p.readiness.port}, {"path", p.readiness.path}};
+    o["log_file"] = p.log_file;
+    o["critical"] = p.critical;
+    j["processes"].push_back(std::move(o));
+  }
+  j["kv_events_mode"] = plan.kv_events_mode;
+  j["kv_event_endpoints"] = plan.kv_event_endpoints;
+  j["job_env"] = env_object(plan.job_env);
+  if (!plan.digest.empty()) j["digest"] = plan.digest;
+  return j;
+}
+
+}  // namespace srt

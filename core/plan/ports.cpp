@@ -1,0 +1,67 @@
+#include "ports.hpp"
+
+#include <string>
+
+#include "srt/error.hpp"
+
+namespace srt::plan_detail {
+
+bool is_engine_default_port(int port) {
+  switch (port) {
+    case 8000:   // ATOM --server-port, srt-slurm's public frontend port
+    case 8006:   // ATOM --port (engine MASTER_PORT)
+    case 29500:  // ATOM_DP_MASTER_PORT
+    case 6301:   // Mooncake handshake_port in ATOM's kv-transfer-config
+    case 5557:   // ATOM/vLLM KV-event publisher
+    case 30000:  // AToMesh --port
+    case 29000:  // AToMesh --prometheus-port
+    case 12001:  // Mooncake MC_HANDSHAKE_PORT
+      return true;
+    default:
+      // Mooncake's transfer engine picks random RPC ports in [15000, 17000] (MC_MIN/MAX_RPC_PORT).
+      return port >= 15000 && port <= 17000;
+  }
+}
+
+NodePorts::NodePorts(const Profile& profile, std::uint64_t job_id, std::string node)
+    : node_(std::move(node)), begin_(profile.port_range_begin), end_(profile.port_range_end) {
+  if (profile.node_sharing == NodeSharing::shared && profile.shared_job_slots > 1) {
+    // Jobs sharing a node take disjoint slices of the range, chosen by job id.
+    const int width = (end_ - begin_ + 1) / profile.shared_job_slots;
+    const int slot = int(job_id % std::uint64_t(profile.shared_job_slots));
+    begin_ += slot * width;
+    end_ = begin_ + width - 1;
+  }
+  next_ = begin_;
+}
+
+bool NodePorts::usable(int port) const { return !is_engine_default_port(port) && !taken_.count(port); }
+
+std::vector<int> NodePorts::block(int count, const std::string& what) {
+  for (int start = next_; start + count - 1 <= end_; ++start) {
+    bool ok = true;
+    for (int p = start; p < start + count && ok; ++p) ok = usable(p);
+    if (!ok) continue;
+    std::vector<int> out;
+    for (int p = start; p < start + count; ++p) {
+      taken_[p] = what;
+      out.push_back(p);
+    }
+    next_ = start + count;
+    return out;
+  }
+  fail("node " + node_ + ": the port range " + std::to_string(begin_) + "-" + std::to_string(end_) +
+           " has no room for " + std::to_string(count) + " port(s) for " + what + " (" +
+           std::to_string(taken_.size()) + " already assigned on this node)",
+       "widen port_range_begin/port_range_end in the cluster profile, or put fewer workers per node");
+}
+
+void NodePorts::claim(int port, const std::string& what) {
+  auto it = taken_.find(port);
+  if (it != taken_.end())
+    fail("node " + node_ + ": port " + std::to_string(port) + " for " + what + " is already used by " +
+         it->second, "choose another frontend_port in the cluster profile");
+  taken_[port] = what;
+}
+
+}  // namespace srt::plan_detail

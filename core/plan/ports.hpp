@@ -1,0 +1,38 @@
+// Internal to core/plan: one port allocator per node. Every port a process on the node binds comes
+// from here, so two workers sharing a node (or a worker and the router) can never collide, and
+// none lands on an engine default or inside Mooncake's random RPC range.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "srt/profile.hpp"
+
+namespace srt::plan_detail {
+
+class NodePorts {
+ public:
+  NodePorts(const Profile& profile, std::uint64_t job_id, std::string node);
+
+  // `count` consecutive ports, none forbidden. Throws with the node and the range when full.
+  std::vector<int> block(int count, const std::string& what);
+  int one(const std::string& what) { return block(1, what).front(); }
+  // A fixed port (the public frontend port): must not be taken already.
+  void claim(int port, const std::string& what);
+
+  int range_begin() const { return begin_; }
+  int range_end() const { return end_; }
+
+ private:
+  bool usable(int port) const;
+  std::string node_;
+  int begin_ = 0, end_ = 0, next_ = 0;
+  std::map<int, std::string> taken_;
+};
+
+// Ports that real programs bind by default when a flag or variable is missing (ATOM, Mooncake,
+// AToMesh). The allocator never hands them out, so a forgotten override shows up as a collision
+// with nothing of ours.
+bool is_engine_default_port(int port);
+
+}  // namespace srt::plan_detail

@@ -1,0 +1,51 @@
+// Internal to core/plan: the argv and environment of each kind of process.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layout.hpp"
+#include "ports.hpp"
+#include "srt/plan.hpp"
+
+namespace srt::plan_detail {
+
+// How many processes/ranks an ATOM server starts (DESIGN "How ATOM really runs"): with
+// --enable-dp-attention -tp T it runs T EngineCores (TP=1, DP=T); without, dp*pp EngineCores of
+// tp ranks each. Mooncake's handshake block is pp*dp*tp wide (port_offset.py).
+struct WorkerShape {
+  int tp = 1, dp = 1, pp = 1;
+  bool dp_attention = false;
+  int world() const { return tp * dp * pp; }
+  int engine_cores() const { return dp_attention ? tp * dp : dp * pp; }
+};
+WorkerShape worker_shape(const Json& engine_config, int gpus);
+
+enum class KvMode { off, offset, relay };
+KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, const Profile& p,
+                      const std::string& capability);
+
+void set_env(EnvList& env, const std::string& name, const std::string& value);
+std::string substitute_node(const std::string& value, const std::string& node, int node_index);
+
+struct WorkerContext {
+  const Recipe& recipe;
+  const Profile& profile;
+  std::uint64_t job_id;
+  KvMode kv_mode;
+};
+
+// The worker process; in relay mode also returns its kv-relay in `relay` (role "kv-relay").
+Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node,
+                         NodePorts& ports, Process* relay);
+
+Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, NodePorts& ports,
+                    const std::vector<const Process*>& workers, const std::vector<PlanNode>& nodes);
+
+Process make_benchmark(const Recipe& r, const PlanNode& bench, const EnvList& job_env);
+
+// `hf:org/repo` -> org/repo; a profile alias -> its path; otherwise as written.
+std::string model_argument(const Recipe& r, const Profile& p);
+std::string served_model_name(const Recipe& r, const Profile& p);
+
+}  // namespace srt::plan_detail

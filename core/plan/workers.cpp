@@ -1,0 +1,183 @@
+#include <string>
+
+#include "flags.hpp"
+#include "processes.hpp"
+#include "srt/error.hpp"
+
+namespace srt::plan_detail {
+
+namespace {
+
+int int_flag(const Json& config, const std::vector<std::string>& names, int fallback) {
+  const Json* v = find_flag(config, names);
+  if (!v) return fallback;
+  if (v->is_number_integer()) return v->get<int>();
+  if (v->is_string()) {
+    try { return std::stoi(v->get<std::string>()); } catch (const std::exception&) {}
+  }
+  return fallback;
+}
+
+std::string join_ints(const std::vector<int>& xs) {
+  std::string out;
+  for (int x : xs) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+const char* kv_role(WorkerMode m) {
+  return m == WorkerMode::prefill ? "kv_producer" : "kv_consumer";
+}
+
+}  // namespace
+
+WorkerShape worker_shape(const Json& config, int gpus) {
+  WorkerShape s;
+  s.tp = gpus;  // srtctl passes -tp <GPUs in the process>; the recipe may not set it
+  s.dp = int_flag(config, {"dp", "data-parallel-size"}, 1);
+  s.pp = int_flag(config, {"pp", "pipeline-parallel-size"}, 1);
+  s.dp_attention = flag_enabled(config, {"enable-dp-attention"});
+  if (s.dp < 1) s.dp = 1;
+  if (s.pp < 1) s.pp = 1;
+  return s;
+}
+
+void set_env(EnvList& env, const std::string& name, const std::string& value) {
+  for (auto& kv : env)
+    if (kv.first == name) { kv.second = value; return; }
+  env.emplace_back(name, value);
+}
+
+std::string substitute_node(const std::string& value, const std::string& node, int node_index) {
+  std::string out;
+  for (std::size_t i = 0; i < value.size();) {
+    if (value.compare(i, 6, "{node}") == 0) { out += node; i += 6; }
+    else if (value.compare(i, 9, "{node_id}") == 0) { out += std::to_string(node_index); i += 9; }
+    else out += value[i++];
+  }
+  return out;
+}
+
+std::string model_argument(const Recipe& r, const Profile& p) {
+  const std::string& path = r.model.path;
+  if (path.rfind("hf:", 0) == 0) return path.substr(3);
+  auto alias = p.model_paths.find(path);
+  if (alias != p.model_paths.end()) return alias->second;
+  return path;
+}
+
+std::string served_model_name(const Recipe& r, const Profile& p) {
+  if (r.model.path.rfind("hf:", 0) == 0) return "";  // the HF id already is the served name
+  if (!r.identity.model_repo.empty()) return r.identity.model_repo;
+  std::string local = model_argument(r, p);
+  while (local.size() > 1 && local.back() == '/') local.pop_back();
+  const auto slash = local.rfind('/');
+  return slash == std::string::npos ? local : local.substr(slash + 1);
+}
+
+Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node,
+                         NodePorts& ports, Process* relay) {
+  const Recipe& r = ctx.recipe;
+  const Json& config = r.backend.config(e.mode);
+  const WorkerShape shape = worker_shape(config, int(e.gpus.size()));
+  const bool pd = e.mode != WorkerMode::agg;
+  const std::string mode = to_string(e.mode);
+  const std::string name = mode + ":" + std::to_string(e.index);
+
+  Process w;
+  w.name = name;
+  w.role = mode;
+  w.index = e.index;
+  w.node_index = node.index;
+  w.node = node.name;
+  w.step_name = mode + "_" + std::to_string(e.index);
+  w.gpus = e.gpus;
+  w.ranks = shape.world();
+  w.log_file = node.name + "_" + mode + "_w" + std::to_string(e.index) + ".out";
+
+  const int http = ports.one(name + " http");
+  const int engine = ports.one(name + " engine --port");
+  w.ports["http"] = {http};
+  w.ports["engine"] = {engine};
+  const bool multi_rank_dp = shape.engine_cores() > 1 && (shape.dp_attention || shape.dp > 1);
+  if (multi_rank_dp) {
+    w.ports["dp_master"] = {ports.one(name + " ATOM_DP_MASTER_PORT")};
+    w.ports["dp_base"] = {ports.one(name + " ATOM_DP_BASE_PORT")};
+  }
+  if (pd) w.ports["handshake"] = ports.block(shape.world(), name + " Mooncake handshake block");
+  if (ctx.kv_mode == KvMode::offset)
+    w.ports["kv_events"] = ports.block(shape.engine_cores(), name + " KV-event block");
+  w.readiness = {"http", http, "/health"};
+
+  // argv: the profile's engine command (the lab runs a stand-in), then srtctl's order.
+  w.argv = ctx.profile.engine_command;
+  w.argv.insert(w.argv.end(), {"--model", model_argument(r, ctx.profile)});
+  const std::string served = served_model_name(r, ctx.profile);
+  if (!served.empty()) w.argv.insert(w.argv.end(), {"--served-model-name", served});
+  w.argv.insert(w.argv.end(), {"--host", "0.0.0.0", "--server-port", std::to_string(http), "--port",
+                               std::to_string(engine), "-tp", std::to_string(shape.tp)});
+  if (pd) {
+    Json kv = Json::object();
+    kv["kv_role"] = kv_role(e.mode);
+    kv["kv_connector"] = r.backend.connector.empty() ? "mooncake" : r.backend.connector;
+    kv["handshake_port"] = w.ports["handshake"].front();
+    if (!r.backend.mooncake_protocol.empty()) kv["protocol"] = r.backend.mooncake_protocol;
+    kv["http_port"] = http;  // only informational in ATOM; keep it true
+    w.argv.insert(w.argv.end(), {"--kv-transfer-config", kv.dump()});
+  }
+  const auto flags = engine_flags(config);
+  w.argv.insert(w.argv.end(), flags.begin(), flags.end());
+
+  // Environment, in srtctl's merge order (reference 2.5): role env, global env, then ours.
+  for (const auto& [k, v] : r.backend.environment(e.mode))
+    set_env(w.env, k, substitute_node(v, node.name, node.index));
+  for (const auto& [k, v] : r.environment) set_env(w.env, k, substitute_node(v, node.name, node.index));
+  const int gpn = plan_detail::gpus_per_node(r, ctx.profile);
+  if (int(e.gpus.size()) < gpn) set_env(w.env, ctx.profile.visible_devices_env, join_ints(e.gpus));
+  set_env(w.env, "ATOM_HOST_IP", node.address);
+  if (multi_rank_dp) {
+    set_env(w.env, "ATOM_DP_MASTER_IP", "127.0.0.1");
+    set_env(w.env, "ATOM_DP_MASTER_PORT", std::to_string(w.ports["dp_master"].front()));
+    set_env(w.env, "ATOM_DP_BASE_PORT", std::to_string(w.ports["dp_base"].front()));
+  }
+  const std::string protocol = r.backend.mooncake_protocol.empty() ? "rdma" : r.backend.mooncake_protocol;
+  if (pd && protocol == "rdma" && ctx.profile.mooncake_gid_index >= 0) {
+    // ATOM's GID helper reads MC_IB_GID_INDEX, Mooncake itself MC_GID_INDEX: set both.
+    set_env(w.env, "MC_GID_INDEX", std::to_string(ctx.profile.mooncake_gid_index));
+    set_env(w.env, "MC_IB_GID_INDEX", std::to_string(ctx.profile.mooncake_gid_index));
+  }
+  if (ctx.kv_mode == KvMode::offset) {
+    set_env(w.env, "ATOM_KV_EVENTS_ENABLE", "1");
+    set_env(w.env, "ATOM_KV_EVENTS_PUBLISHER", "zmq");
+    // `*` makes vLLM/SGLang-style publishers bind; ranks add their DP rank to the port.
+    set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", "tcp://*:" + std::to_string(w.ports["kv_events"].front()));
+  } else if (ctx.kv_mode == KvMode::relay && relay) {
+    const std::string ingress = "ipc:///tmp/srt-kv-" + std::to_string(ctx.job_id) + "-" + mode + "-" +
+                                std::to_string(e.index) + ".sock";
+    const int out = ports.one(name + " kv-relay");
+    set_env(w.env, "ATOM_KV_EVENTS_ENABLE", "1");
+    set_env(w.env, "ATOM_KV_EVENTS_PUBLISHER", "zmq");
+    set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", ingress);
+    set_env(w.env, "INFERA_ATOM_KV_EVENTS_ENDPOINT", ingress);
+    set_env(w.env, "INFERA_ATOM_KV_EVENTS_CONNECT", "1");
+    *relay = Process{};
+    relay->name = "kv-relay:" + name;
+    relay->role = "kv-relay";
+    relay->index = e.index;
+    relay->node_index = node.index;
+    relay->node = node.name;
+    relay->step_name = "kv_relay_" + mode + "_" + std::to_string(e.index);
+    relay->argv = {"srt-helper", "kv-relay", "--ingress", ingress, "--bind", "tcp://*:" + std::to_string(out)};
+    relay->ports["kv_events"] = {out};
+    relay->readiness = {"none", 0, ""};
+    relay->log_file = node.name + "_kv_relay_" + mode + "_w" + std::to_string(e.index) + ".out";
+  }
+  set_env(w.env, "SRT_STEP", name);
+  set_env(w.env, "SRT_WORKER_ROLE", mode);
+  set_env(w.env, "SRT_WORKER_INDEX", std::to_string(e.index));
+  set_env(w.env, "SRT_HTTP_PORT", std::to_string(http));
+  // In that mode ATOM's openai_server treats --port as the HTTP port (reference atom notes 1).
+  w.unset_env = {"USE_ATOMESH_ENTRYPOINTS"};
+  return w;
+}
+
+}  // namespace srt::plan_detail
