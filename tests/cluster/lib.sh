@@ -1,0 +1,105 @@
+# shellcheck shell=bash
+# Shared helpers for the lab scripts and the cluster tests. Source it; it defines functions (and
+# LAB_MARKER) only, so sourcing it never changes the caller's options or environment.
+
+# The variable every lab daemon (and every slurmstepd they fork) carries: lab-stop.sh finds
+# strays by it, never by process name. Its value is the lab's base directory.
+LAB_MARKER=SRT_LAB_DAEMON
+
+lab_log() { printf '[lab %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+lab_die() { lab_log "ERROR: $*"; exit 1; }
+
+lab_now() { date +%s.%N; }
+# lab_elapsed START: seconds since START (from lab_now), two decimals.
+lab_elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+
+# lab_alive PID: running and not a zombie. A zombie answers kill -0, and on machines whose PID 1
+# is not a full init, orphaned daemons are reaped late.
+lab_alive() {
+  [[ "${1:-}" =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null || return 1
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }            # the command name may contain spaces and parentheses
+  [[ -n "$stat" && "${stat%% *}" != Z ]]
+}
+
+# lab_wait_gone SECONDS PID...: wait until none of the PIDs is alive; non-zero on timeout.
+lab_wait_gone() {
+  local end=$(( $(date +%s%N) + $1 * 1000000000 )) pid any
+  shift
+  while :; do
+    any=0
+    for pid in "$@"; do lab_alive "$pid" && { any=1; break; }; done
+    (( any == 0 )) && return 0
+    (( $(date +%s%N) >= end )) && return 1
+    sleep 0.05
+  done
+}
+
+# lab_marker_pids BASE: PIDs of processes whose environment has SRT_LAB_DAEMON=BASE.
+lab_marker_pids() {
+  local file pid
+  # grep -z reads each environ entry (NUL-terminated) as one line.
+  grep -lszxF -- "$LAB_MARKER=$1" /proc/[0-9]*/environ 2>/dev/null | while read -r file; do
+    pid=${file#/proc/}
+    pid=${pid%/environ}
+    [[ "$pid" == "$$" || "$pid" == "$BASHPID" ]] || echo "$pid"
+  done
+}
+
+# lab_netns_names PREFIX: the network namespaces whose name starts with PREFIX- .
+lab_netns_names() {
+  ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^$1-" || true
+}
+
+# lab_links PREFIX: host network links whose name starts with PREFIX (veth ends, the bridge).
+lab_links() {
+  ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | grep -E "^$1" || true
+}
+
+# lab_use BASE: source BASE/env.sh (SLURM_CONF and LAB_*) into the caller, or die.
+lab_use() {
+  local base=${1:-${LAB_BASE:-}}
+  [[ -n "$base" ]] || lab_die "no lab given: pass its base directory or set LAB_BASE"
+  [[ -r "$base/env.sh" ]] || lab_die "$base/env.sh not found: is a lab running there?"
+  # shellcheck disable=SC1091
+  source "$base/env.sh"
+}
+
+# lab_as_user USER CMD...: run CMD as USER with the lab's client environment.
+lab_as_user() {
+  local user=$1
+  shift
+  runuser -u "$user" -- env SLURM_CONF="$SLURM_CONF" "$@"
+}
+
+# lab_job_field JOBID FIELD: one Key=Value field of "scontrol show job" (empty if gone).
+lab_job_field() {
+  scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1
+}
+
+# lab_wait_job JOBID TIMEOUT: poll squeue (10 Hz; sbatch --wait polls far slower) until the job
+# has left the queue. Prints "JobId=N JobState=S ExitCode=A:B". Returns 0 for COMPLETED 0:0,
+# 1 for any other end, 124 on timeout.
+lab_wait_job() {
+  local jid=$1 timeout=${2:-60} end state exit_code
+  end=$(( $(date +%s%N) + timeout * 1000000000 ))
+  while :; do
+    state=$(squeue -h -j "$jid" -t all -o %T 2>/dev/null | head -n1)
+    # An empty answer is a job aged out of the queue or a failed RPC: ask once more.
+    [[ -n "$state" ]] || state=$(lab_job_field "$jid" JobState)
+    case "$state" in
+      PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|SIGNALING|STAGE_OUT) ;;
+      *) break ;;
+    esac
+    if (( $(date +%s%N) >= end )); then
+      echo "JobId=$jid JobState=${state:-UNKNOWN} ExitCode=none (timeout after ${timeout}s)"
+      return 124
+    fi
+    sleep 0.1
+  done
+  state=$(lab_job_field "$jid" JobState)
+  exit_code=$(lab_job_field "$jid" ExitCode)
+  echo "JobId=$jid JobState=${state:-UNKNOWN} ExitCode=${exit_code:-unknown}"
+  [[ "$state" == COMPLETED && "$exit_code" == 0:0 ]]
+}
