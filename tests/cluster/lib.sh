@@ -103,3 +103,23 @@ lab_wait_job() {
   echo "JobId=$jid JobState=${state:-UNKNOWN} ExitCode=${exit_code:-unknown}"
   [[ "$state" == COMPLETED && "$exit_code" == 0:0 ]]
 }
+
+# --- for the test scripts -------------------------------------------------------------------
+# A test script takes the lab's base directory as its first argument (or LAB_BASE), prints what
+# it checks, and exits 0 (pass), 1 (fail) or 77 (skipped: CTest's SKIP_RETURN_CODE).
+
+lab_fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# lab_test_init BASE: skip unless root, then source the lab's env.sh.
+lab_test_init() {
+  (( EUID == 0 )) || { echo "SKIP: the lab needs root" >&2; exit 77; }
+  lab_use "${1:-${LAB_BASE:-}}"
+}
+
+# lab_scratch NAME: a fresh directory on the lab's (shared) filesystem for one test's files.
+lab_scratch() {
+  local dir="$LAB_BASE/work/$1"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  echo "$dir"
+}
