@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
 
   using namespace srt::helper;
   // One line per subcommand file (cmd_<name>.cpp).
+  add_plan(app);
 
   try {
     app.parse(argc, argv);

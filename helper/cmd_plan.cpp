@@ -1,0 +1,98 @@
+// srt-helper plan: the Plan for a recipe on a node list, as a table or as JSON (a contract).
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "slurmapi/addresses.hpp"
+#include "slurmapi/hostlist.hpp"
+#include "srt/error.hpp"
+#include "srt/plan.hpp"
+
+namespace srt::helper {
+
+namespace {
+
+struct PlanArgs {
+  std::string recipe;
+  std::string profile;
+  std::string nodelist;
+  std::uint64_t job_id = 0;
+  std::string kv_capability = "auto";
+  std::vector<std::string> set, unset;
+  bool json = false;
+};
+
+std::string join(const std::vector<int>& xs) {
+  std::string out;
+  for (int x : xs) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+void print_table(const Plan& plan) {
+  std::printf("job %llu: %d node(s) demanded, kv events %s, digest %.12s\n",
+              static_cast<unsigned long long>(plan.job_id), plan.demand_nodes,
+              plan.kv_events_mode.c_str(), plan.digest.c_str());
+  std::printf("\n%-5s %-20s %-16s %s\n", "NODE", "NAME", "ADDRESS", "ROLES");
+  for (const auto& n : plan.nodes) {
+    std::string roles;
+    for (const auto& r : n.roles) roles += (roles.empty() ? "" : " ") + r;
+    std::printf("%-5d %-20s %-16s %s\n", n.index, n.name.c_str(), n.address.c_str(), roles.c_str());
+  }
+  std::printf("\n%-18s %-20s %-10s %s\n", "PROCESS", "NODE", "GPUS", "PORTS");
+  for (const auto& p : plan.processes) {
+    std::string ports;
+    for (const auto& [kind, list] : p.ports) {
+      ports += (ports.empty() ? "" : " ") + kind + "=";
+      ports += list.size() > 2 ? std::to_string(list.front()) + "-" + std::to_string(list.back()) : join(list);
+    }
+    std::printf("%-18s %-20s %-10s %s\n", p.name.c_str(), p.node.c_str(), join(p.gpus).c_str(), ports.c_str());
+  }
+}
+
+void run(const PlanArgs& a) {
+  const std::string profile_path = find_profile_path(a.profile);
+  const Profile profile = profile_path.empty() ? default_profile() : load_profile_file(profile_path);
+  RecipeOptions ro;
+  ro.set = a.set;
+  ro.unset = a.unset;
+  const Recipe recipe = load_recipe_file(a.recipe, ro);
+
+  std::string nodelist = a.nodelist;
+  if (nodelist.empty()) {
+    const char* env = std::getenv("SLURM_JOB_NODELIST");
+    if (!env || !*env)
+      fail("no node list", "pass --nodelist 'mi355x-[01-03]' or run inside a Slurm job");
+    nodelist = env;
+  }
+  PlanInputs in;
+  in.nodes = slurmapi::expand_hostlist(nodelist);
+  in.job_id = a.job_id;
+  in.recipe_path = a.recipe;
+  in.kv_events_capability = a.kv_capability;
+  in.addresses = slurmapi::resolve_addresses(in.nodes, profile);
+  const Plan plan = make_plan(recipe, profile, in);
+  if (a.json) std::cout << plan_to_json(plan).dump(2) << "\n";
+  else print_table(plan);
+}
+
+}  // namespace
+
+void add_plan(CLI::App& app) {
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* cmd = app.add_subcommand("plan", "Print the Plan: roles, placement, ports, argv and environment");
+  cmd->add_option("recipe", args->recipe, "Recipe file")->required();
+  cmd->add_option("--profile", args->profile, "Cluster profile (default: $SRTSLURM_CONFIG, /etc/srt/cluster.yaml)");
+  cmd->add_option("--nodelist", args->nodelist, "Slurm host list (default: $SLURM_JOB_NODELIST)");
+  cmd->add_option("--job-id", args->job_id, "Job id (default 0)");
+  cmd->add_option("--kv-events-capability", args->kv_capability, "What the image can do: auto, offset, connect, none")
+      ->check(CLI::IsMember({"auto", "offset", "connect", "none"}));
+  cmd->add_option("--set", args->set, "Override a recipe key: key.path=VALUE (repeatable)");
+  cmd->add_option("--unset", args->unset, "Remove a recipe key (repeatable)");
+  cmd->add_flag("--json", args->json, "Print the whole Plan as JSON");
+  cmd->callback([args] { run(*args); });
+}
+
+}  // namespace srt::helper
