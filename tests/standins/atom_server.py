@@ -1,0 +1,522 @@
+#!/usr/bin/python3
+"""Stand-in for ``python -m atom.entrypoints.openai_server`` (ROCm/ATOM at ffdf3bb).
+
+Process model, as ATOM's CoreManager (engine_core_mgr.py): one server process; it spawns one
+EngineCore process per DP rank (``tp x dp`` ranks of TP=1 under --enable-dp-attention,
+``dp x pp`` engines of TP=tp otherwise), each inheriting the server's environment and a copy
+of its config. The ranks bind what ATOM binds (see atom_engine_core.py). The server waits for
+every rank to be built, then binds the HTTP port (uvicorn starts last in ATOM, so /health
+answering means the engine is up). A rank that dies kills the server with exit status 1.
+
+Stand-in knobs (environment): SRT_STANDIN_LOAD_SECONDS (0), SRT_STANDIN_TOKEN_MS (2),
+SRT_STANDIN_PREFILL_MS (5), SRT_STANDIN_EOS_AFTER (unset: only max_tokens ends a request),
+SRT_STANDIN_KV_BEHAVIOUR (verbatim|offset|connect), SRT_STANDIN_HANDSHAKE_TIMEOUT_S (5),
+SRT_STANDIN_ATOM_VERSION / SRT_STANDIN_ATOM_COMMIT (see pkg/atom/_version.py).
+"""
+
+import asyncio
+import json
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+import time
+import uuid
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+import msgpack  # noqa: E402
+import zmq  # noqa: E402
+import zmq.asyncio  # noqa: E402
+from aiohttp import web  # noqa: E402
+
+import atom_cli  # noqa: E402
+from atom_engine_core import engine_core_main, handshake_port_for  # noqa: E402
+from standin_common import (SSE_DONE, env_float, env_int, host_ip, json_error,  # noqa: E402
+                            raise_nofile_limit, run_app, setup_logging, sse_frame,
+                            start_sse)
+
+log = setup_logging("atom")
+
+
+def standin_version():
+    """The stand-in atom package's version (pkg/atom/_version.py), if it is importable."""
+    try:
+        from atom._version import __version__
+        return __version__
+    except ImportError:
+        return "unknown (stand-in run without pkg/ on PYTHONPATH)"
+
+
+# ---------------------------------------------------------------------------------------
+# Engine (the ranks)
+# ---------------------------------------------------------------------------------------
+
+class RankHandle:
+    def __init__(self, dp_rank, process, requests, ready):
+        self.dp_rank = dp_rank
+        self.process = process
+        self.requests = requests
+        self.ready = ready
+        self.in_flight = 0
+
+
+class Engine:
+    """The CoreManager's view: how many ranks, what they report, which one takes a request."""
+
+    def __init__(self, args, kv_cfg):
+        self.args = args
+        self.kv_cfg = kv_cfg
+        tp, dp, pp = args.tensor_parallel_size, args.data_parallel_size, args.pipeline_parallel_size
+        if args.enable_dp_attention:
+            # engine_core_mgr: PP + DPA is refused; T*dp ranks of TP=1, and the shared config
+            # is rewritten (tensor_parallel_size=1, data_parallel_size=T*dp), which is what
+            # /kv_transfer_info and /server_info then report.
+            assert pp == 1, "Pipeline parallel + DP-attention is not supported yet"
+            self.engine_count, self.tp_size, self.dp_size, self.pp_size = tp * dp, 1, tp * dp, 1
+        else:
+            assert not (pp > 1 and dp > 1), \
+                "Pipeline parallel combined with data parallel is not supported yet."
+            self.engine_count, self.tp_size, self.dp_size, self.pp_size = dp * pp, tp, dp, pp
+        self.kv_role, self.handshake_port = resolve_kv_transfer_role(kv_cfg)
+        self.ranks = []
+        self._rr = 0
+
+    def rank_spec(self, engine_index):
+        args = self.args
+        dp_rank, pp_rank = divmod(engine_index, self.pp_size)
+        env = os.environ
+        base = env.get("ATOM_DP_BASE_PORT", "").strip()
+        return {
+            "model": args.model, "engine_id": str(uuid.uuid4()),
+            "dp_rank": dp_rank, "pp_rank": pp_rank, "global_rank": engine_index * self.tp_size,
+            "dp_size": self.dp_size, "tp_size": self.tp_size, "pp_size": self.pp_size,
+            "master_port": args.port,
+            "dp_master_ip": env.get("ATOM_DP_MASTER_IP", "127.0.0.1"),
+            "dp_master_port": int(env.get("ATOM_DP_MASTER_PORT", "") or
+                                  atom_cli.DEFAULT_DP_MASTER_PORT),
+            # Unset in ATOM means a random free port picked at import (get_open_port); the
+            # stand-in binds nothing then, so every listening port stays deterministic.
+            "dp_base_port": int(base) if base else None,
+            "kv_role": self.kv_role, "handshake_port": self.handshake_port,
+            "block_size": args.block_size,
+            "load_seconds": env_float("SRT_STANDIN_LOAD_SECONDS", 0.0),
+        }
+
+    def start(self):
+        ctx = multiprocessing.get_context("spawn")  # ATOM forces spawn (torch.multiprocessing)
+        for index in range(self.engine_count):
+            spec = self.rank_spec(index)
+            log.info("Engine Core Mgr: Creating EngineCore engine %d (dp=%d, pp=%d) of %d",
+                     index, spec["dp_rank"], spec["pp_rank"], self.engine_count)
+            ready_recv, ready_send = ctx.Pipe(duplex=False)
+            requests = ctx.Queue()
+            proc = ctx.Process(target=engine_core_main, args=(spec, ready_send, requests),
+                               name=f"EngineCore_DP{spec['dp_rank']}", daemon=False)
+            proc.start()
+            ready_send.close()
+            self.ranks.append(RankHandle(spec["dp_rank"], proc, requests, ready_recv))
+
+    def wait_ready(self):
+        """Block until every rank reports ready; a rank that dies first fails the server."""
+        pending = {r.ready: r for r in self.ranks}
+        while pending:
+            waitables = list(pending) + [r.process.sentinel for r in pending.values()]
+            for obj in multiprocessing.connection.wait(waitables, timeout=0.5):
+                rank = pending.get(obj)
+                if rank is not None:
+                    try:
+                        obj.recv()
+                        del pending[obj]
+                        continue
+                    except EOFError:
+                        pass
+                dead = self.dead_rank()
+                if dead is not None:
+                    return dead
+        log.info("Engine Core Mgr: all %d EngineCore(s) ready", len(self.ranks))
+        return None
+
+    def dead_rank(self):
+        for rank in self.ranks:
+            if rank.process.exitcode is not None:
+                return rank
+        return None
+
+    def stop(self, grace=3.0):
+        for rank in self.ranks:
+            if rank.process.is_alive():
+                rank.process.terminate()
+        deadline = time.monotonic() + grace
+        for rank in self.ranks:
+            rank.process.join(max(0.0, deadline - time.monotonic()))
+            if rank.process.is_alive():
+                rank.process.kill()
+                rank.process.join(1.0)
+
+    def pick_rank(self, requested):
+        if isinstance(requested, int) and 0 <= requested < len(self.ranks):
+            return self.ranks[requested]  # atomesh --dp-aware pins the rank
+        if self.args.dp_load_balance == "round_robin":
+            self._rr = (self._rr + 1) % len(self.ranks)
+            return self.ranks[self._rr]
+        return min(self.ranks, key=lambda r: r.in_flight)
+
+
+def resolve_kv_transfer_role(kv_cfg):
+    """api_server._resolve_kv_transfer_role: the role and base handshake port (default 6301),
+    looking inside a "multi" connector for the producer."""
+    role = kv_cfg.get("kv_role")
+    port = kv_cfg.get("handshake_port", atom_cli.DEFAULT_HANDSHAKE_PORT)
+    if role is not None or kv_cfg.get("kv_connector") != "multi":
+        return role, port
+    fallback = (None, port)
+    for sub in kv_cfg.get("connectors", []):
+        sub_role = sub.get("kv_role")
+        if sub_role is None:
+            continue
+        if fallback[0] is None:
+            fallback = (sub_role, sub.get("handshake_port", port))
+        if sub_role == "kv_producer":
+            return sub_role, sub.get("handshake_port", port)
+    return fallback
+
+
+# ---------------------------------------------------------------------------------------
+# Mooncake handshake (decode side)
+# ---------------------------------------------------------------------------------------
+
+class HandshakeCache:
+    """The decode connector's per-remote-rank handshake over ZMQ (cached, like Mooncake's
+    per-engine metadata). It is what proves the prefill's side channel is reachable at
+    remote_host:remote_port; a wrong ATOM_HOST_IP or a firewalled block fails here."""
+
+    def __init__(self):
+        self._ctx = zmq.asyncio.Context()
+        self._done = {}
+        self._timeout = env_float("SRT_STANDIN_HANDSHAKE_TIMEOUT_S", 5.0)
+
+    async def ensure(self, host, port):
+        key = (host, port)
+        if key in self._done:
+            return await asyncio.shield(self._done[key])
+        fut = asyncio.get_running_loop().create_future()
+        self._done[key] = fut
+        sock = self._ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        try:
+            sock.connect(f"tcp://{host}:{port}")
+            await sock.send_multipart([b"handshake", msgpack.packb({"role": "kv_consumer"})])
+            frames = await asyncio.wait_for(sock.recv_multipart(), self._timeout)
+            fut.set_result(msgpack.unpackb(frames[-1]))
+        except Exception as exc:  # noqa: BLE001
+            del self._done[key]
+            err = RuntimeError(f"Mooncake handshake with {host}:{port} failed: "
+                               f"{type(exc).__name__} {exc}")
+            fut.set_exception(err)
+            fut.exception()  # mark retrieved
+            raise err from None
+        finally:
+            sock.close(0)
+        return fut.result()
+
+
+# ---------------------------------------------------------------------------------------
+# HTTP
+# ---------------------------------------------------------------------------------------
+
+class Server:
+    def __init__(self, args, engine):
+        self.args = args
+        self.engine = engine
+        self.model_name = args.served_model_name or args.model
+        self.token_s = env_float("SRT_STANDIN_TOKEN_MS", 2.0) / 1000.0
+        self.prefill_s = env_float("SRT_STANDIN_PREFILL_MS", 5.0) / 1000.0
+        self.eos_after = env_int("SRT_STANDIN_EOS_AFTER", 0)
+        self.handshakes = HandshakeCache()
+        self.prompt_tokens_total = 0
+        self.generation_tokens_total = 0
+        self.requests_total = 0
+        self.host_ip = host_ip()
+
+    def app(self):
+        app = web.Application(client_max_size=512 * 1024 * 1024)
+        app.router.add_get("/health", self.health)
+        app.router.add_get("/v1/models", self.models)
+        app.router.add_post("/v1/completions", self.completions)
+        app.router.add_post("/v1/chat/completions", self.chat_completions)
+        app.router.add_get("/kv_transfer_info", self.kv_transfer_info)
+        app.router.add_get("/server_info", self.server_info)
+        app.router.add_route("*", "/metrics", self.metrics)
+        return app
+
+    async def health(self, _request):
+        return web.json_response({"status": "ok"})
+
+    async def models(self, _request):
+        return web.json_response({"object": "list", "data": [{
+            "id": self.model_name, "object": "model", "created": int(time.time()),
+            "owned_by": "atom"}]})
+
+    async def kv_transfer_info(self, _request):
+        return web.json_response({
+            "tp_size": self.engine.tp_size, "dp_size": self.engine.dp_size,
+            "kv_role": self.engine.kv_role, "handshake_port": self.engine.handshake_port})
+
+    async def server_info(self, _request):
+        return web.json_response({
+            "model_id": self.model_name, "served_model_name": self.model_name,
+            "tp_size": self.engine.tp_size, "dp_size": self.engine.dp_size})
+
+    async def metrics(self, _request):
+        running = sum(r.in_flight for r in self.engine.ranks)
+        lines = [
+            "# TYPE atom:num_requests_running gauge",
+            f'atom:num_requests_running{{model_name="{self.model_name}"}} {running}',
+            "# TYPE atom:prompt_tokens counter",
+            f'atom:prompt_tokens_total{{model_name="{self.model_name}"}} '
+            f"{self.prompt_tokens_total}",
+            "# TYPE atom:generation_tokens counter",
+            f'atom:generation_tokens_total{{model_name="{self.model_name}"}} '
+            f"{self.generation_tokens_total}",
+        ]
+        return web.Response(text="\n".join(lines) + "\n",
+                            content_type="text/plain", charset="utf-8")
+
+    # -- completions ---------------------------------------------------------------------
+    async def read_body(self, request):
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None, web.json_response({"detail": "JSON decode error"}, status=422)
+        if not isinstance(body, dict):
+            return None, web.json_response({"detail": "body must be an object"}, status=422)
+        model = body.get("model")
+        if model is not None and str(model).rstrip("/") != self.model_name.rstrip("/"):
+            return None, web.json_response({"detail": (
+                f"Requested model '{model}' does not match server model "
+                f"'{self.model_name}'")}, status=400)
+        return body, None
+
+    async def completions(self, request):
+        body, error = await self.read_body(request)
+        if error is not None:
+            return error
+        prompt = body.get("prompt")
+        if not isinstance(prompt, str):
+            return web.json_response({"detail": [{"loc": ["body", "prompt"],
+                                                  "msg": "Input should be a valid string",
+                                                  "type": "string_type"}]}, status=422)
+        return await self.generate(request, body, prompt, "text_completion", "cmpl")
+
+    async def chat_completions(self, request):
+        body, error = await self.read_body(request)
+        if error is not None:
+            return error
+        messages = body.get("messages")
+        if not isinstance(messages, list):
+            return web.json_response({"detail": "messages required"}, status=422)
+        prompt = " ".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+        return await self.generate(request, body, prompt, "chat.completion", "chatcmpl")
+
+    def output_budget(self, body):
+        limit = body.get("max_completion_tokens")
+        if limit is None:
+            limit = body.get("max_tokens")
+        limit = 8192 if limit is None else int(limit)  # protocol.DEFAULT_MAX_TOKENS
+        if self.eos_after and not body.get("ignore_eos"):
+            if self.eos_after < limit:
+                return self.eos_after, "stop"
+        return limit, "length"
+
+    async def generate(self, request, body, prompt, obj, id_prefix):
+        engine = self.engine
+        kv_in = body.get("kv_transfer_params") or {}
+        if kv_in.get("do_remote_prefill") and engine.kv_role == "kv_consumer":
+            host = kv_in.get("remote_host")
+            port = kv_in.get("remote_port")
+            if port is None and kv_in.get("remote_handshake_port") is not None:
+                port = kv_in["remote_handshake_port"] + \
+                    int(kv_in.get("remote_dp_rank", 0) or 0) * int(kv_in.get("remote_tp_size", 1))
+            try:
+                await self.handshakes.ensure(host, int(port))
+            except (RuntimeError, TypeError, ValueError) as exc:
+                log.error("KV transfer for request failed: %s", exc)
+                return json_error(500, str(exc), "internal_server_error")
+
+        rank = engine.pick_rank(body.get("data_parallel_rank"))
+        request_id = f"{id_prefix}-{uuid.uuid4().hex}"
+        prompt_tokens = len(prompt.split())
+        n_tokens, finish = self.output_budget(body)
+        rank.in_flight += 1
+        self.requests_total += 1
+        self.prompt_tokens_total += prompt_tokens
+        try:
+            rank.requests.put_nowait(("req", prompt_tokens, self.requests_total))
+        except Exception:  # noqa: BLE001 - KV events are advisory
+            pass
+        try:
+            if body.get("stream"):
+                return await self.stream(request, request_id, obj, rank, prompt_tokens,
+                                         n_tokens, finish)
+            return await self.complete(request_id, obj, rank, prompt_tokens, n_tokens, finish,
+                                       kv_in)
+        finally:
+            rank.in_flight -= 1
+
+    def choice(self, obj, text, finish):
+        if obj == "chat.completion":
+            return {"index": 0, "delta": {"content": text}, "finish_reason": finish}
+        return {"index": 0, "text": text, "finish_reason": finish, "logprobs": None}
+
+    async def stream(self, request, request_id, obj, rank, prompt_tokens, n_tokens, finish):
+        chunk_obj = obj + ".chunk" if obj == "chat.completion" else obj
+        response = await start_sse(request)
+        base = {"id": request_id, "object": chunk_obj, "model": self.model_name}
+        await asyncio.sleep(self.prefill_s)
+        for i in range(n_tokens):
+            if i:
+                await asyncio.sleep(self.token_s)
+            last = i == n_tokens - 1
+            chunk = dict(base, created=int(time.time()),
+                         choices=[self.choice(obj, " tok", finish if last else None)])
+            self.generation_tokens_total += 1
+            if not last:
+                await response.write(sse_frame(chunk))
+                continue
+            # ATOM coalesces content + stop + usage + [DONE] into one send at the end.
+            stop = dict(base, created=int(time.time()), choices=[self.choice(obj, "", "stop")])
+            usage = dict(base, created=int(time.time()), choices=[], usage={
+                "prompt_tokens": prompt_tokens, "completion_tokens": n_tokens,
+                "total_tokens": prompt_tokens + n_tokens})
+            await response.write(sse_frame(chunk) + sse_frame(stop) + sse_frame(usage) + SSE_DONE)
+        if n_tokens == 0:
+            await response.write(SSE_DONE)
+        await response.write_eof()
+        return response
+
+    async def complete(self, request_id, obj, rank, prompt_tokens, n_tokens, finish, kv_in):
+        started = time.time()
+        await asyncio.sleep(self.prefill_s + self.token_s * max(0, n_tokens - 1))
+        self.generation_tokens_total += n_tokens
+        text = " tok" * n_tokens
+        choice = ({"index": 0, "message": {"role": "assistant", "content": text},
+                   "finish_reason": finish} if obj == "chat.completion"
+                  else {"index": 0, "text": text, "finish_reason": finish})
+        latency = time.time() - started
+        body = {"id": request_id, "object": obj, "created": int(started),
+                "model": self.model_name, "choices": [choice],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n_tokens,
+                          "total_tokens": prompt_tokens + n_tokens,
+                          "ttft_s": round(self.prefill_s, 4), "tpot_s": round(self.token_s, 4),
+                          "latency_s": round(latency, 4)}}
+        if kv_in.get("do_remote_decode") and self.engine.kv_role == "kv_producer":
+            body["kv_transfer_params"] = self.kv_params_out(rank, prompt_tokens)
+        return web.json_response(body)
+
+    def kv_params_out(self, rank, prompt_tokens):
+        """mooncake_connector.request_finished: what decode needs to pull the KV blocks."""
+        engine = self.engine
+        blocks = max(1, (prompt_tokens + self.args.block_size - 1) // self.args.block_size)
+        return {
+            "do_remote_prefill": True, "do_remote_decode": False,
+            "remote_block_ids": list(range(blocks)), "remote_swa_block_ids": [],
+            "remote_engine_id": f"atom-{os.getpid()}-{rank.dp_rank}",
+            "remote_host": self.host_ip,
+            "remote_port": handshake_port_for(engine.handshake_port, 0, rank.dp_rank, 0,
+                                              engine.dp_size, engine.tp_size),
+            "remote_handshake_port": engine.handshake_port,
+            "tp_size": engine.tp_size, "dp_rank": rank.dp_rank, "remote_pp_size": 1,
+            "transfer_id": self.requests_total, "first_token_id": 1, "draft_token_ids": [],
+            "local_slot_index": -1, "prefix_cache_hit_tokens": 0,
+        }
+
+
+# ---------------------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------------------
+
+async def serve(args, engine):
+    server = Server(args, engine)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("Starting server on %s:%d", args.host, args.server_port)
+    try:
+        runner = await run_app(server.app(), args.host, args.server_port, log)
+    except OSError as exc:
+        # uvicorn's wording, and its STARTUP_FAILURE exit status 3.
+        log.error("[Errno %s] error while attempting to bind on address ('%s', %d): %s",
+                  exc.errno, args.host, args.server_port,
+                  (exc.strerror or str(exc)).lower())
+        return 3
+    log.info("Server started successfully and ready to accept requests")
+    failed = None
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(stop.wait(), 0.25)
+        except asyncio.TimeoutError:
+            pass
+        failed = engine.dead_rank()
+        if failed is not None:
+            # srun and timeout signal the whole process group: a rank killed by the same
+            # SIGTERM as the server is a shutdown, not a failure.
+            try:
+                await asyncio.wait_for(stop.wait(), 0.3)
+            except asyncio.TimeoutError:
+                pass
+            if stop.is_set():
+                failed = None
+                break
+            log.error("EngineCore DP rank %d (pid %d) died with exit code %s; shutting down",
+                      failed.dp_rank, failed.process.pid, failed.process.exitcode)
+            break
+    await runner.cleanup()
+    return 1 if failed is not None else 0
+
+
+def main(argv=None):
+    if os.environ.get("USE_ATOMESH_ENTRYPOINTS", "0") not in ("", "0"):
+        # Real ATOM would run the AToMesh standalone server here, where --port is the HTTP
+        # port. Workers must never see this variable; fail loudly instead of imitating it.
+        log.error("USE_ATOMESH_ENTRYPOINTS is set: the stand-in implements only the classic "
+                  "server (workers must have it unset)")
+        return 3
+    args = atom_cli.parse_args(argv)
+    raise_nofile_limit()
+    log.info("ATOM version %s", standin_version())
+    kv_cfg = json.loads(args.kv_transfer_config)  # a bad JSON is a traceback, as in ATOM
+    engine = Engine(args, kv_cfg)
+    if args.enable_dp_attention:
+        log.info("Enable dp attention, using %d data parallel ranks", engine.engine_count)
+    log.info("Initializing engine with model %s...", args.model)
+
+    def on_signal(signum, _frame):
+        engine.stop()
+        sys.exit(0 if signum == signal.SIGTERM else 130)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    engine.start()
+    dead = engine.wait_ready()
+    if dead is not None:
+        log.error("EngineCore DP rank %d (pid %d) exited with code %s during startup; "
+                  "see its traceback above. Shutting down.", dead.dp_rank, dead.process.pid,
+                  dead.process.exitcode)
+        engine.stop()
+        return 1
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        status = asyncio.run(serve(args, engine))
+    finally:
+        engine.stop()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
