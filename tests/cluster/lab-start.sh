@@ -158,8 +158,10 @@ on_exit() {
   local f
   for f in "$base"/log/*.log; do
     [[ -f "$f" ]] || continue
-    # pmix noise: the plugin is installed, libpmix is not; it never matters here.
-    grep -iE 'error|fatal' "$f" | grep -v -e pmix -e 'MPI:' | tail -n 3 | sed "s|^|  ${f##*/}: |" >&2 || true
+    # Noise: the pmix plugin is installed but libpmix is not; a fresh state directory has no
+    # state files to read.
+    grep -iE 'error|fatal' "$f" | grep -v -e pmix -e 'MPI:' -e 'state file' -e 'backup state' \
+      | tail -n 3 | sed "s|^|  ${f##*/}: |" >&2 || true
   done
   if (( keep_on_failure )); then
     lab_log "start failed; lab left running in $base (--keep-on-failure)"
@@ -313,7 +315,8 @@ if [[ "$mode" == netns ]]; then
 fi
 
 # --- 6. slurmctld, then one slurmd per node --------------------------------------------------
-"${daemon_env[@]}" slurmctld -i || lab_die "slurmctld failed to start"
+# -c: start from nothing (the state directory is fresh anyway).
+"${daemon_env[@]}" slurmctld -c || lab_die "slurmctld failed to start"
 export SLURM_CONF="$base/etc/slurm.conf"
 deadline=$(( $(date +%s) + timeout ))
 until scontrol ping 2>/dev/null | grep -q 'is UP'; do

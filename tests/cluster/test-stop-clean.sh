@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# test-stop-clean.sh --base DIR --port P [--mode multi|netns]...: for each mode (default both),
+# test-stop-clean.sh --base DIR --port P [--mode multi|netns]... [--spank LINE]... [--plugstack F]
+# For each mode (default both),
 # start a lab with running jobs, restart it over them, start jobs again, stop it, and check
 # from outside lab-stop.sh that no process, network namespace, link or listening port of the
-# lab is left. Uses its own base and port, never a shared fixture's.
+# lab is left. Uses its own base and port, never a shared fixture's. --spank and --plugstack go
+# to lab-start.sh.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
@@ -12,12 +14,14 @@ source "$HERE/lib.sh"
 base=
 port=
 modes=()
+start_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --base) base=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --mode) modes+=("$2"); shift 2 ;;
-    *) echo "usage: test-stop-clean.sh --base DIR --port P [--mode multi|netns]..." >&2; exit 2 ;;
+    --spank|--plugstack) start_args+=("$1" "$2"); shift 2 ;;
+    *) echo "usage: test-stop-clean.sh --base DIR --port P [--mode M]... [--spank L]... [--plugstack F]" >&2; exit 2 ;;
   esac
 done
 [[ -n "$base" && -n "$port" ]] || { echo "--base and --port are required" >&2; exit 2; }
@@ -52,13 +56,15 @@ start_sleepers() {
 
 for mode in "${modes[@]}"; do
   echo "=== $mode"
-  "$HERE/lab-start.sh" --base "$base" --port "$port" --mode "$mode" --nodes "$nodes" --timeout 60
+  "$HERE/lab-start.sh" --base "$base" --port "$port" --mode "$mode" --nodes "$nodes" --timeout 60 \
+    "${start_args[@]}"
   # shellcheck disable=SC1091
   source "$base/env.sh"
   start_sleepers
 
   echo "--- start again over a running job (idempotent start)"
-  "$HERE/lab-start.sh" --base "$base" --port "$port" --mode "$mode" --nodes "$nodes" --timeout 60
+  "$HERE/lab-start.sh" --base "$base" --port "$port" --mode "$mode" --nodes "$nodes" --timeout 60 \
+    "${start_args[@]}"
   [[ -z "$(job_pids)" ]] || lab_fail "restart left job processes: $(job_pids | tr '\n' ' ')"
   [[ -z "$(squeue -h -o %i)" ]] || lab_fail "restarted lab still has jobs"
   start_sleepers
