@@ -1,0 +1,176 @@
+"""AToMesh stand-in with one prefill and one decode ATOM stand-in, and the benchmark client."""
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+import unittest
+
+from support import (ATOMESH, BENCHMARK, PYTHON, StandinTestCase, free_port_block, http_get,
+                     http_post, listening_ports, tree_pids, wait_for)
+
+import atomesh
+
+RESULT_KEYS = {
+    "date", "backend", "model_id", "tokenizer_id", "best_of", "num_prompts", "request_rate",
+    "burstiness", "max_concurrency", "duration", "benchmark_start_time_unix",
+    "benchmark_end_time_unix", "completed", "total_input_tokens", "total_output_tokens",
+    "request_throughput", "request_goodput:", "output_throughput", "total_token_throughput",
+    "input_lens", "output_lens"} | {
+    f"{stat}_{metric}_ms" for stat in ("mean", "median", "std", "p99")
+    for metric in ("ttft", "tpot", "itl", "e2el")}
+
+
+class CommandLine(unittest.TestCase):
+    def test_defaults_are_atomeshs(self):
+        args = atomesh.parse_command_line(["launch", "--pd-disaggregation",
+                                           "--prefill", "http://p:1", "--decode", "http://d:2"])
+        self.assertEqual((args.host, args.port, args.prometheus_port), ("0.0.0.0", 30000, 29000))
+        self.assertEqual(args.backend, "sglang")  # so ATOM recipes must pass --backend atom
+        self.assertEqual(args.policy, "cache_aware")
+        self.assertEqual(args.worker_startup_timeout_secs, 1800)
+        self.assertEqual(args.prefill, [("http://p:1", None)])
+
+    def test_prefill_bootstrap_positional(self):
+        args = atomesh.parse_command_line([
+            "--pd-disaggregation", "--prefill", "http://a:1", "9001", "--prefill", "http://b:1",
+            "none", "--prefill", "http://c:1", "--decode", "http://d:1", "--runtime", "atom"])
+        self.assertEqual(args.prefill, [("http://a:1", 9001), ("http://b:1", None),
+                                        ("http://c:1", None)])
+        self.assertEqual(args.backend, "atom")
+
+    def test_unknown_flag_exits_2(self):
+        run = subprocess.run([ATOMESH, "launch", "--pd-disaggregation", "--nonsense"],
+                             capture_output=True, text=True, timeout=30)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("error:", run.stderr)
+        self.assertIn("--nonsense", run.stderr)
+
+    def test_version(self):
+        run = subprocess.run([ATOMESH, "--version"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(run.returncode, 0)
+        self.assertTrue(run.stdout.startswith("atomesh "))
+
+
+class Disaggregated(StandinTestCase):
+    """1P (DP-attention tp2) + 1D behind the router, as the srt-slurm AToMesh recipes run."""
+
+    def setUp(self):
+        super().setUp()
+        base = self.base = free_port_block(48)
+        self.prefill_port, self.decode_port = base, base + 16
+        self.router_port, self.metrics_port = base + 32, base + 33
+        self.prefill = self.start_atom(
+            ["--model", "m", "--server-port", base, "--port", base + 1, "--enable-dp-attention",
+             "-tp", 2, "--kv-transfer-config", json.dumps({
+                 "kv_role": "kv_producer", "kv_connector": "mooncake",
+                 "handshake_port": base + 8, "protocol": "tcp"})],
+            name="prefill", ATOM_DP_MASTER_PORT=base + 2, ATOM_DP_BASE_PORT=base + 3)
+        self.decode = self.start_atom(
+            ["--model", "m", "--server-port", base + 16, "--port", base + 17,
+             "--kv-transfer-config", json.dumps({
+                 "kv_role": "kv_consumer", "kv_connector": "mooncake",
+                 "handshake_port": base + 24})],
+            name="decode", ATOM_DP_BASE_PORT=base + 19)
+        self.router = self.start_atomesh(
+            ["launch", "--pd-disaggregation", "--prefill", f"http://127.0.0.1:{base}",
+             "--decode", f"http://127.0.0.1:{base + 16}", "--host", "127.0.0.1",
+             "--port", self.router_port, "--backend", "atom", "--policy", "random",
+             "--prometheus-port", self.metrics_port, "--worker-startup-check-interval", 1,
+             "--health-check-interval-secs", 1, "--health-failure-threshold", 2])
+        self.wait_healthy(self.router_port, self.router, timeout=60)
+
+    def router_url(self, path):
+        return f"http://127.0.0.1:{self.router_port}{path}"
+
+    def workers(self):
+        return json.loads(http_get(self.router_url("/workers"))[1])
+
+    def run_benchmark(self, result_dir, prompts=24, concurrency=8, extra=()):
+        argv = [PYTHON, BENCHMARK, "--backend", "openai", "--base-url",
+                f"http://127.0.0.1:{self.router_port}", "--endpoint", "/v1/completions",
+                "--model", "m", "--tokenizer", "m", "--dataset-name", "random",
+                "--random-input-len", 32, "--random-output-len", 8, "--random-range-ratio", 1.0,
+                "--random-prefix-len", 0, "--random-num-workers", 1,
+                "--num-warmups", 2 * concurrency, "--num-prompts", prompts,
+                "--max-concurrency", concurrency, "--request-rate", "inf", "--ignore-eos",
+                "--trust-remote-code", "--percentile-metrics", "ttft,tpot,itl,e2el",
+                "--metric-percentiles", "99", "--save-result", "--result-dir", result_dir,
+                "--result-filename", f"bench-c{concurrency}.json", "--disable-tqdm", *extra]
+        return subprocess.run([str(a) for a in argv], capture_output=True, text=True,
+                              timeout=300)
+
+    def test_workers_counts_and_readiness(self):
+        body = self.workers()
+        self.assertEqual(body["total"], 2)
+        self.assertEqual(body["stats"], {"prefill_count": 1, "decode_count": 1,
+                                         "regular_count": 0})
+        self.assertEqual(http_get(self.router_url("/readiness"))[0], 200)
+        self.assertEqual(http_get(self.router_url("/liveness")), (200, b"OK"))
+        status, body = http_get(f"http://127.0.0.1:{self.metrics_port}/metrics")
+        self.assertEqual(status, 200)
+        self.assertIn(b"atomesh_requests_total", body)
+
+    def test_benchmark_through_router_writes_result_json(self):
+        with tempfile.TemporaryDirectory() as result_dir:
+            run = self.run_benchmark(result_dir)
+            self.assertEqual(run.returncode, 0, run.stdout[-2000:] + run.stderr[-2000:])
+            with open(os.path.join(result_dir, "bench-c8.json"), encoding="utf-8") as f:
+                result = json.load(f)
+        self.assertLessEqual(RESULT_KEYS, set(result))
+        self.assertEqual(result["completed"], 24)
+        self.assertEqual(result["total_output_tokens"], 24 * 8)
+        self.assertEqual(result["input_lens"], [32] * 24)
+        self.assertEqual(result["max_concurrency"], 8)
+        self.assertEqual(result["request_rate"], "inf")
+        self.assertGreater(result["mean_ttft_ms"], 0)
+        self.assertNotIn("ttfts", result)  # only with --save-detailed, as upstream
+        self.assertIn("Serving Benchmark Result", run.stdout)
+
+    def test_decode_handshakes_with_prefill_side_channel(self):
+        status, body = http_post(self.router_url("/v1/completions"),
+                                 {"model": "m", "prompt": "a b c", "max_tokens": 4})
+        self.assertEqual(status, 200, body)
+        self.assertIn("Mooncake side channel (kv_producer) bound", self.prefill.output())
+
+    def test_dead_decode_fails_requests_and_benchmark(self):
+        self.decode.stop()
+        self.procs.remove(self.decode)
+        status, _ = http_post(self.router_url("/v1/completions"),
+                              {"model": "m", "prompt": "a", "max_tokens": 2}, timeout=30)
+        self.assertEqual(status, 502)
+        self.assertEqual(http_get(self.router_url("/health"))[0], 200)
+        self.assertEqual(self.workers()["total"], 2)  # still listed, marked unhealthy later
+        self.assertTrue(wait_for(lambda: http_get(self.router_url("/readiness"))[0] == 503, 15))
+        with tempfile.TemporaryDirectory() as result_dir:
+            run = self.run_benchmark(result_dir, prompts=10, concurrency=2)
+            self.assertNotEqual(run.returncode, 0)
+            self.assertIn("FAIL: request failure rate", run.stderr)
+            self.assertTrue(os.path.exists(os.path.join(result_dir, "bench-c2.json")))
+
+    def test_router_binds_only_its_two_ports(self):
+        pids = tree_pids(self.router.pid)
+        mine = sorted(p for p, owners in listening_ports().items() if owners & pids)
+        self.assertEqual(mine, [self.router_port, self.metrics_port])
+
+
+class Startup(StandinTestCase):
+    def test_router_waits_for_slow_workers_before_binding(self):
+        base = free_port_block(24)
+        worker = self.start_atom(["--model", "m", "--server-port", base, "--port", base + 1],
+                                 SRT_STANDIN_LOAD_SECONDS=3)
+        router = self.start_atomesh(
+            ["launch", "--worker-urls", f"http://127.0.0.1:{base}", "--host", "127.0.0.1",
+             "--port", base + 8, "--prometheus-port", base + 9, "--backend", "atom",
+             "--worker-startup-check-interval", 1])
+        time.sleep(1.5)
+        self.assertIsNone(http_get(f"http://127.0.0.1:{base + 8}/health")[0])
+        self.wait_healthy(base + 8, router, timeout=30)
+        self.wait_healthy(base, worker)
+        body = json.loads(http_get(f"http://127.0.0.1:{base + 8}/workers")[1])
+        self.assertEqual(body["stats"]["regular_count"], 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
