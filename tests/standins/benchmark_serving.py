@@ -26,8 +26,6 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-import aiohttp  # noqa: E402
-
 from standin_common import client_session, raise_nofile_limit  # noqa: E402
 
 OPENAI_COMPLETION_BACKENDS = ("vllm", "lmdeploy", "openai", "scalellm", "sglang")

@@ -10,7 +10,6 @@ import logging
 import os
 import socket
 import sys
-import time
 
 import aiohttp
 from aiohttp import web
@@ -152,13 +151,3 @@ async def run_app(app, host, port, log, banner="Uvicorn running on http://{host}
     await site.start()
     log.info(banner.format(host=host, port=port) + " (Press CTRL+C to quit)")
     return runner
-
-
-def wait_until(predicate, timeout, interval=0.05):
-    """Poll predicate until true or timeout; returns the last value. Bounded by design."""
-    deadline = time.monotonic() + timeout
-    value = predicate()
-    while not value and time.monotonic() < deadline:
-        time.sleep(interval)
-        value = predicate()
-    return value
