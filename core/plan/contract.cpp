@@ -1,0 +1,84 @@
+#include "srt/contract.hpp"
+
+#include <openssl/evp.h>
+
+#include "processes.hpp"
+#include "srt/error.hpp"
+
+namespace srt {
+
+void check_step_name(const std::string& step) {
+  const auto colon = step.find(':');
+  const std::string role = step.substr(0, colon);
+  const std::string index = colon == std::string::npos ? "" : step.substr(colon + 1);
+  const bool digits = !index.empty() && index.size() < 6 &&
+                      index.find_first_not_of("0123456789") == std::string::npos;
+  if ((role != "prefill" && role != "decode" && role != "agg") || !digits)
+    fail("--srt-step=" + step + " is not a worker name", "use ROLE:INDEX with ROLE prefill, decode or agg, e.g. --srt-step=prefill:0");
+}
+
+StepEnvironment step_environment(const Plan& plan, int node_index, const std::string& step) {
+  if (node_index < 0 || node_index >= int(plan.nodes.size()))
+    fail("node index " + std::to_string(node_index) + " is outside the job's " +
+         std::to_string(plan.nodes.size()) + " nodes");
+  const PlanNode& node = plan.nodes[std::size_t(node_index)];
+  StepEnvironment out;
+  out.set = plan.job_env;
+  std::string roles;
+  for (const auto& r : node.roles) roles += (roles.empty() ? "" : ",") + r;
+  out.set.emplace_back("SRT_PLAN_DIGEST", plan.digest);
+  out.set.emplace_back("SRT_NODE_INDEX", std::to_string(node_index));
+  out.set.emplace_back("SRT_NODE_ROLES", roles);
+  if (step.empty()) return out;
+
+  check_step_name(step);
+  const Process* w = plan.find(step);
+  if (!w) fail("--srt-step=" + step + ": the recipe has no such worker", "srt-helper plan RECIPE lists the workers");
+  if (w->node_index != node_index)
+    fail("--srt-step=" + step + " runs on " + w->node + " (node " + std::to_string(w->node_index) +
+             ") but this step is on " + node.name + " (node " + std::to_string(node_index) + ")",
+         "launch it with srun -N1 -w " + w->node);
+  for (const auto& [k, v] : w->env) plan_detail::set_env(out.set, k, v);
+  out.unset = w->unset_env;
+  out.worker = w;
+  return out;
+}
+
+std::string encode_snapshot(const Snapshot& s) {
+  Json j = {{"v", 1}, {"recipe_path", s.recipe_path}, {"recipe", s.recipe_text}, {"profile_digest", s.profile_digest}};
+  const std::string raw = j.dump();
+  std::string out(4 * ((raw.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(raw.data()), int(raw.size()));
+  out.resize(std::size_t(n));
+  if (out.size() > kMaxSnapshotBytes)
+    fail("the recipe is too large to carry into the job (" + std::to_string(raw.size()) + " bytes)",
+         "keep recipes under " + std::to_string(kMaxSnapshotBytes * 3 / 4 / 1024) + " KiB");
+  return out;
+}
+
+Snapshot decode_snapshot(const std::string& encoded) {
+  const auto bad = [] { fail("the job's recipe snapshot is damaged", "resubmit the job with --srt-recipe"); };
+  if (encoded.empty() || encoded.size() > kMaxSnapshotBytes || encoded.size() % 4 != 0) bad();
+  std::string raw(encoded.size() / 4 * 3 + 1, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
+                                reinterpret_cast<const unsigned char*>(encoded.data()), int(encoded.size()));
+  if (n < 0) bad();
+  std::size_t len = std::size_t(n);
+  // EVP_DecodeBlock counts base64 padding as zero bytes; drop them.
+  for (std::size_t i = encoded.size(); i > 0 && encoded[i - 1] == '='; --i) --len;
+  raw.resize(len);
+  Snapshot s;
+  try {
+    const Json j = Json::parse(raw);
+    if (!j.is_object() || j.value("v", 0) != 1 || !j.contains("recipe") || !j["recipe"].is_string()) bad();
+    s.recipe_path = j.value("recipe_path", std::string());
+    s.recipe_text = j["recipe"].get<std::string>();
+    s.profile_digest = j.value("profile_digest", std::string());
+  } catch (const Json::exception&) {
+    bad();
+  }
+  return s;
+}
+
+}  // namespace srt

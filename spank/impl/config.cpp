@@ -1,0 +1,41 @@
+#include <cstdio>
+#include <sstream>
+
+#include "impl.hpp"
+#include "srt/error.hpp"
+
+#ifndef SRT_DEFAULT_PROFILE
+#define SRT_DEFAULT_PROFILE "/etc/srt/cluster.yaml"
+#endif
+
+namespace srt::spank_impl {
+
+PluginConfig parse_config(const srt_loader_state& state) {
+  PluginConfig c;
+  for (int i = 0; i < state.argc; ++i) {
+    const std::string arg = state.argv[i] ? state.argv[i] : "";
+    if (arg.rfind("profile=", 0) == 0) c.profile_path = arg.substr(8);
+    else if (arg.rfind("cache_dir=", 0) == 0) c.cache_dir = arg.substr(10);
+    else if (arg.rfind("impl=", 0) == 0) continue;  // the loader's
+    else fail("unknown plugstack.conf argument '" + arg + "' for spank_srt.so",
+              "use profile=PATH, cache_dir=DIR or impl=PATH");
+  }
+  return c;
+}
+
+Profile load_plugin_profile(const PluginConfig& config) {
+  if (!config.profile_path.empty()) return load_profile_file(config.profile_path);
+  if (FILE* f = std::fopen(SRT_DEFAULT_PROFILE, "r")) {
+    std::fclose(f);
+    return load_profile_file(SRT_DEFAULT_PROFILE);
+  }
+  return default_profile();
+}
+
+void error_lines(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) slurm_error("srt: %s", line.c_str());
+}
+
+}  // namespace srt::spank_impl

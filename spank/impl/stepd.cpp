@@ -1,0 +1,109 @@
+// Node side (slurmstepd, remote context). user_init runs once per step per node as the user:
+// it rebuilds the Plan from the snapshot and sets the step's environment. Nothing here may fail
+// user_init (a failure there drains the node): errors are kept and reported by task_init, which
+// fails the job with the reason on its stderr.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <slurm/slurm.h>
+}
+
+#include "impl.hpp"
+#include "slurmapi/addresses.hpp"
+#include "slurmapi/hostlist.hpp"
+#include "srt/contract.hpp"
+#include "srt/error.hpp"
+#include "srt/plan.hpp"
+
+namespace srt::spank_impl {
+
+namespace {
+
+// Per slurmstepd process: what user_init found, for task_init to report.
+std::string g_node_error;
+
+std::string job_getenv(spank_t sp, const char* name) {
+  std::vector<char> buf(4096);
+  for (;;) {
+    spank_err_t rc = spank_getenv(sp, name, buf.data(), int(buf.size()));
+    if (rc == ESPANK_SUCCESS) return buf.data();
+    if (rc != ESPANK_NOSPACE || buf.size() > kMaxSnapshotBytes * 2) return "";
+    buf.resize(buf.size() * 4);
+  }
+}
+
+template <typename T>
+T item(spank_t sp, spank_item_t what, const char* name) {
+  T value{};
+  if (spank_get_item(sp, what, &value) != ESPANK_SUCCESS) fail(std::string("Slurm did not give ") + name);
+  return value;
+}
+
+void set_step_environment(spank_t sp, const srt_loader_state& state) {
+  const PluginConfig config = parse_config(state);
+  const Profile profile = load_plugin_profile(config);
+  const std::string encoded = job_getenv(sp, SRT_SNAPSHOT_JOB_ENV);
+  if (encoded.empty())
+    fail("this step asks for srt-spank but no recipe snapshot reached the node",
+         "submit with sbatch, salloc or srun --srt-recipe=FILE");
+  const Snapshot snap = decode_snapshot(encoded);
+  const uint32_t step_id = item<uint32_t>(sp, S_JOB_STEPID, "the step id");
+  if (step_id == SLURM_EXTERN_CONT) return;  // no tasks run there
+
+  const std::vector<std::string> job_nodes = slurmapi::expand_hostlist(job_getenv(sp, "SLURM_JOB_NODELIST"));
+  std::string here = job_nodes.front();  // Slurm runs the batch script on the first node
+  if (step_id != SLURM_BATCH_SCRIPT) {
+    const std::vector<std::string> step_nodes = slurmapi::expand_hostlist(job_getenv(sp, "SLURM_STEP_NODELIST"));
+    const uint32_t node_id = item<uint32_t>(sp, S_JOB_NODEID, "this node's index in the step");
+    if (node_id >= step_nodes.size()) fail("Slurm's node index is outside the step's node list");
+    here = step_nodes[node_id];
+  }
+  int node_index = -1;
+  for (std::size_t i = 0; i < job_nodes.size(); ++i)
+    if (job_nodes[i] == here) node_index = int(i);
+  if (node_index < 0) fail("node " + here + " is not in the job's node list");
+
+  if (snap.profile_digest != profile.digest)
+    fail("the cluster profile on " + here + " differs from the one the job was checked against "
+         "(digest " + profile.digest.substr(0, 12) + " here, " + snap.profile_digest.substr(0, 12) + " at submit)",
+         "the cluster admin must install the same profile on every node and login host");
+
+  const Recipe recipe = load_recipe_text(snap.recipe_text, snap.recipe_path);
+  PlanInputs in;
+  in.nodes = job_nodes;
+  in.job_id = item<uint32_t>(sp, S_JOB_ID, "the job id");
+  in.recipe_path = snap.recipe_path;
+  in.addresses = slurmapi::resolve_addresses(job_nodes, profile);
+  const Plan plan = make_plan(recipe, profile, in);
+  const StepEnvironment env = step_environment(plan, node_index, state.step ? state.step : "");
+  for (const auto& [name, value] : env.set) {
+    spank_err_t rc = spank_setenv(sp, name.c_str(), value.c_str(), 1);
+    if (rc != ESPANK_SUCCESS) fail("cannot set " + name + ": " + spank_strerror(rc));
+  }
+  for (const auto& name : env.unset) spank_unsetenv(sp, name.c_str());
+}
+
+}  // namespace
+
+int node_user_init(spank_t sp, const srt_loader_state& state) {
+  try {
+    set_step_environment(sp, state);
+  } catch (const std::exception& e) {
+    g_node_error = e.what();
+    error_lines(g_node_error);  // to the slurmd log, for the admin
+  }
+  return 0;
+}
+
+int node_task_init(spank_t, const srt_loader_state&) {
+  if (g_node_error.empty()) return 0;
+  // task_init runs in the task itself: its stderr is the job's, where the user looks.
+  std::fprintf(stderr, "srt: this job cannot run: %s\n", g_node_error.c_str());
+  std::fflush(stderr);
+  return -1;
+}
+
+}  // namespace srt::spank_impl

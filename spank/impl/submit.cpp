@@ -1,0 +1,53 @@
+// Submit side (sbatch, salloc, srun; as the user): validate the recipe and the profile, plan it
+// once on stand-in node names so placement and port errors show before anything is queued, then
+// carry the validated bytes into the job. The nodes never open a user-named path.
+#include <cstdlib>
+#include <string>
+
+#include "impl.hpp"
+#include "srt/contract.hpp"
+#include "srt/document.hpp"
+#include "srt/error.hpp"
+#include "srt/plan.hpp"
+
+namespace srt::spank_impl {
+
+int submit_side(spank_t sp, const srt_loader_state& state) {
+  try {
+    if (state.step) check_step_name(state.step);
+    // Inside an srt job (a nested srun): the job's snapshot already travels with it, and the
+    // recipe path may not even exist on this node.
+    if (std::getenv(SRT_SNAPSHOT_JOB_ENV) && std::getenv("SLURM_JOB_ID")) return 0;
+    if (!state.recipe)
+      fail("--srt-step only works inside a job started with --srt-recipe",
+           "submit the job with --srt-recipe=FILE first");
+
+    const PluginConfig config = parse_config(state);
+    const Profile profile = load_plugin_profile(config);
+    const std::string path = state.recipe;
+    const std::string text = read_text_file(path, LoadLimits{}.max_bytes);
+    const Recipe recipe = load_recipe_text(text, path);
+
+    PlanInputs in;
+    in.job_id = 0;
+    in.recipe_path = path;
+    for (int i = 0; i < node_demand(recipe, profile); ++i) in.nodes.push_back("node" + std::to_string(i));
+    (void)make_plan(recipe, profile, in);
+
+    const std::string snapshot = encode_snapshot(Snapshot{path, text, profile.digest});
+    if (spank_context() == S_CTX_ALLOCATOR) {
+      spank_err_t rc = spank_job_control_setenv(sp, SRT_SNAPSHOT_NAME, snapshot.c_str(), 1);
+      if (rc != ESPANK_SUCCESS)
+        fail(std::string("cannot attach the recipe to the job: ") + spank_strerror(rc));
+    }
+    // Also in our own environment: a standalone srun passes it to its steps this way (job control
+    // variables do not reach them), and SLURM_-prefixed names survive --export=NONE.
+    if (setenv(SRT_SNAPSHOT_JOB_ENV, snapshot.c_str(), 1) != 0) fail("cannot set " SRT_SNAPSHOT_JOB_ENV);
+    return 0;
+  } catch (const Error& e) {
+    error_lines(e.what());
+    return -1;
+  }
+}
+
+}  // namespace srt::spank_impl

@@ -1,0 +1,155 @@
+/* spank_srt.so: loaded by every srun, sbatch, salloc and slurmstepd on the cluster, so it does
+ * almost nothing: it registers --srt-recipe and --srt-step and, only when a job uses them, dlopens
+ * the implementation and hands it each callback. Its only dependencies are libc and libdl, so it
+ * loads on login nodes and in slurmd even where ROCm, hwloc or yaml-cpp are missing. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/spank.h>
+
+#include "../impl_abi.h"
+
+SPANK_PLUGIN(srt, 1);
+
+#ifndef SRT_DEFAULT_IMPL
+#define SRT_DEFAULT_IMPL "/usr/lib64/slurm/srt_spank_impl.so"
+#endif
+
+static char *srt_recipe_value;
+static char *srt_step_value;
+static int srt_argc;
+static char **srt_argv;
+static void *srt_impl_handle;
+static srt_impl_callback_fn srt_impl_fn;
+static int srt_option_conflict;
+
+static int srt_store(char **slot, const char *name, const char *value) {
+  if (!value || !*value) {
+    slurm_error("srt: --%s needs a value", name);
+    return -1;
+  }
+  /* Options arrive from the environment first, then the command line, and again in nested sruns:
+   * the same value twice is fine, a different one is a mistake worth stopping for. */
+  if (*slot && strcmp(*slot, value) != 0) {
+    slurm_error("srt: --%s given twice with different values ('%s' and '%s'); give it once",
+                name, *slot, value);
+    srt_option_conflict = 1;
+    return -1;
+  }
+  if (!*slot && !(*slot = strdup(value))) return -1;
+  return 0;
+}
+
+static int srt_recipe_cb(int val, const char *optarg, int remote) {
+  (void)val; (void)remote;
+  return srt_store(&srt_recipe_value, "srt-recipe", optarg);
+}
+
+static int srt_step_cb(int val, const char *optarg, int remote) {
+  (void)val; (void)remote;
+  return srt_store(&srt_step_value, "srt-step", optarg);
+}
+
+static struct spank_option srt_options[] = {
+  {"srt-recipe", "FILE",
+   "Run the srt-slurm recipe FILE: checked now, then roles, GPUs, NICs, ports and endpoints "
+   "are set on every node", 1, 0, srt_recipe_cb},
+  {"srt-step", "ROLE:INDEX",
+   "Make this step the recipe's worker ROLE:INDEX (e.g. prefill:0) with its full environment",
+   1, 0, srt_step_cb},
+  SPANK_OPTIONS_TABLE_END
+};
+
+/* Is this an srt job at all? The option, or the snapshot a submit side already took (with
+ * sbatch --export=NONE the batch step loses the option but keeps SLURM_SPANK_* variables). */
+static int srt_job_present(spank_t sp) {
+  if (srt_recipe_value || srt_step_value) return 1;
+  if (spank_remote(sp)) {
+    char probe[2];
+    spank_err_t rc = spank_getenv(sp, SRT_SNAPSHOT_JOB_ENV, probe, sizeof probe);
+    return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+  }
+  return getenv(SRT_SNAPSHOT_JOB_ENV) != NULL;
+}
+
+static const char *srt_impl_path(void) {
+  for (int i = 0; i < srt_argc; i++)
+    if (strncmp(srt_argv[i], "impl=", 5) == 0) return srt_argv[i] + 5;
+  return SRT_DEFAULT_IMPL;
+}
+
+static int srt_load_impl(void) {
+  if (srt_impl_fn) return 0;
+  const char *path = srt_impl_path();
+  srt_impl_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!srt_impl_handle) {
+    slurm_error("srt: cannot load the implementation library %s: %s; only jobs using --srt-recipe "
+                "are affected: ask the cluster admin to install it on this host", path, dlerror());
+    return -1;
+  }
+  const int *abi = (const int *)dlsym(srt_impl_handle, "srt_impl_abi");
+  srt_impl_fn = (srt_impl_callback_fn)dlsym(srt_impl_handle, SRT_IMPL_ENTRY);
+  if (!abi || *abi != SRT_IMPL_ABI || !srt_impl_fn) {
+    slurm_error("srt: %s is not the implementation this plugin was built with (ABI %d expected); "
+                "reinstall the srt-spank package on this host", path, SRT_IMPL_ABI);
+    srt_impl_fn = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+static int srt_forward(const char *callback, spank_t sp) {
+  if (!srt_job_present(sp)) return 0;
+  if (srt_load_impl() != 0) {
+    /* Remote: never fail init/user_init (that drains nodes); task_init reports it to the job. */
+    if (spank_remote(sp) && strcmp(callback, "task_init") != 0) return 0;
+    return -1;
+  }
+  struct srt_loader_state state = {SRT_IMPL_ABI, srt_recipe_value, srt_step_value, srt_argc, srt_argv};
+  return srt_impl_fn(callback, sp, &state);
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av) {
+  srt_argc = ac;
+  srt_argv = av;  /* owned by Slurm for the plugin's lifetime */
+  if (spank_context() == S_CTX_SLURMD || spank_context() == S_CTX_JOB_SCRIPT) return 0;
+  /* Registered dynamically: sbatch and salloc ignore a static spank_options table. */
+  for (struct spank_option *o = srt_options; o->name; o++) {
+    spank_err_t rc = spank_option_register(sp, o);
+    if (rc != ESPANK_SUCCESS) {
+      slurm_error("srt: cannot register --%s: %s", o->name, spank_strerror(rc));
+      /* Remote: a failure here would drain the node; the option simply stays unknown. */
+      return spank_remote(sp) ? 0 : -1;
+    }
+  }
+  return 0;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
+  (void)ac; (void)av;
+  if (srt_option_conflict) return -1;
+  return srt_forward("init_post_opt", sp);
+}
+
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
+  (void)ac; (void)av;
+  return srt_forward("local_user_init", sp);
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av) {
+  (void)ac; (void)av;
+  return srt_forward("user_init", sp);
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av) {
+  (void)ac; (void)av;
+  return srt_forward("task_init", sp);
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av) {
+  (void)ac; (void)av;
+  if (!srt_impl_fn) return 0;
+  return srt_forward("exit", sp) == 0 ? 0 : 0;  /* exit failures are ignored by Slurm anyway */
+}
