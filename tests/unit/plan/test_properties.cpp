@@ -34,6 +34,10 @@ Generated generate(std::mt19937& rng, int max_nodes) {
   g.recipe = atom_pd(pn, dn, pw, dw, gp, gd, rng() % 2 == 0);
   g.recipe.resources.gpus_per_node = gpn;
   g.recipe.resources.spread_workers = rng() % 4 == 0;
+  if (g.recipe.resources.spread_workers) {  // one worker per node: the validator refuses more
+    g.recipe.resources.prefill_workers = std::min(pw, pn);
+    g.recipe.resources.decode_workers = std::min(dw, dn);
+  }
   g.recipe.backend.enable_kv_events = rng() % 2 == 0;
   g.recipe.backend.mooncake_protocol = rng() % 2 ? "tcp" : "rdma";
   const int nodes = pn + dn + int(rng() % 2);  // sometimes one node more than needed
