@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
 
   using namespace srt::helper;
   // One line per subcommand file (cmd_<name>.cpp).
+  add_validate(app);
+  add_nodes(app);
+  add_schema(app);
   add_plan(app);
 
   try {

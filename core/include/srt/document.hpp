@@ -25,10 +25,15 @@ struct Document {
   Json root;
   std::map<std::string, Mark> marks;   // key path -> where its key (or item) starts
   std::vector<Diagnostic> warnings;    // duplicate keys and the like
+  // Key paths whose value came from the command line (--set/--unset) -> the option as written;
+  // diagnostics under them name the option instead of a line of the file.
+  std::map<std::string, std::string> overrides;
 
   // The mark of `path`, or of its nearest ancestor that has one.
   Mark mark_of(const std::string& path) const;
   Diagnostic at(const std::string& path, std::string message, std::string hint = {}) const;
+  // The override that set `path` or an ancestor of it, or "".
+  std::string origin_of(const std::string& path) const;
 };
 
 struct ReadOptions {

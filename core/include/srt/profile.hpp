@@ -49,14 +49,19 @@ struct Profile {
   std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
   std::vector<std::string> router_command = {"atomesh"};
   std::map<std::string, std::string> node_addresses;  // fixed name -> address map (optional)
+
+  // srtctl keys srt-spank accepts and does not use (srtctl_root, default_bash_preamble, ...),
+  // "path" or "path=value"; validate prints them as notes.
+  std::vector<std::string> ignored_keys;
 };
 
 Profile default_profile();
 Profile profile_from_document(Document doc);
 Profile load_profile_file(const std::string& path, const ReadOptions& opts = {});
 
-// Where the profile comes from when none is named: $SRTSLURM_CONFIG, then /etc/srt/cluster.yaml.
-// Returns "" when neither exists (the built-in default applies).
-std::string find_profile_path(const std::string& explicit_path);
+// Where the profile comes from: the explicit path, else $SRTSLURM_CONFIG, else `fallback`
+// (/etc/srt/cluster.yaml) if it exists. Returns "" when none applies (the built-in default).
+std::string find_profile_path(const std::string& explicit_path,
+                              const std::string& fallback = "/etc/srt/cluster.yaml");
 
 }  // namespace srt

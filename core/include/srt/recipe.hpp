@@ -44,6 +44,9 @@ struct Resources {
   bool decode_nodes_given = false;  // `decode_nodes: 0` (share prefill nodes) differs from absent
 
   bool disaggregated() const { return prefill_nodes > 0 || decode_nodes > 0 || decode_nodes_given; }
+  // GPUs per worker as srtctl derives it (X_nodes * gpus_per_node // X_workers unless given;
+  // decode_nodes: 0 inherits the prefill count). default_gpus_per_node: the profile's.
+  int gpus_per_worker(WorkerMode m, int default_gpus_per_node) const;
 };
 
 struct Backend {
@@ -106,7 +109,8 @@ struct Recipe {
   std::string log_dir;
   bool infra_dedicated_node = false;   // infra.etcd_nats_dedicated_node
   // Keys srtctl knows and this project cannot launch yet: accepted by validate/nodes/plan,
-  // refused by launch, each with its key path.
+  // refused by launch, each with its key path ("sweep"), or "path=value" for a value
+  // ("backend.type=sglang").
   std::vector<std::string> unsupported_keys;
 };
 
@@ -114,10 +118,14 @@ struct RecipeOptions {
   ReadOptions read;
   std::vector<std::string> set;        // "key.path=VALUE" (VALUE parsed as YAML), srtctl's --set
   std::vector<std::string> unset;      // "key.path", srtctl's --unset
+  // The profile's gpus_per_node, for the rules that need it when the recipe does not say
+  // (workers x GPUs fit the nodes; ATOM endpoints fit one node). 0 = skip those rules.
+  int default_gpus_per_node = 0;
 };
 
 // Schema check + typed model. Throws srt::Error with every problem found.
-Recipe recipe_from_document(Document doc);
+// Warnings (duplicate keys, ignored settings) are left in recipe.source.warnings.
+Recipe recipe_from_document(Document doc, int default_gpus_per_node = 0);
 Recipe load_recipe_file(const std::string& path, const RecipeOptions& opts = {});
 Recipe load_recipe_text(const std::string& text, const std::string& name, const RecipeOptions& opts = {});
 

@@ -1,0 +1,15 @@
+// Internals of the recipe loader shared by its files (not a public header).
+#pragma once
+#include "schema.hpp"
+#include "srt/recipe.hpp"
+
+namespace srt::recipe_detail {
+
+// Fills the typed fields of `r` from r.source.root (already schema-checked).
+void extract(Recipe& r);
+
+// srtctl's cross-field rules (reference 4.2) and srt-spank's own; gpus_per_node = 0 when unknown
+// (the rules that need it then wait for the profile).
+void check_rules(const Recipe& r, int gpus_per_node, schema::Issues& issues, std::vector<std::string>& unsupported);
+
+}  // namespace srt::recipe_detail

@@ -1,0 +1,158 @@
+// Loading the cluster profile: the same schema machinery as recipes, plus the rules between
+// srtslurm.yaml's two AMD generations (accelerator_vendor vs visible_devices_env) and ours.
+#include "srt/profile.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include "schema.hpp"
+#include "srt/digest.hpp"
+
+namespace srt {
+namespace {
+
+const Json* at(const Json& root, const char* key) {
+  auto it = root.find(key);
+  return it == root.end() || it->is_null() ? nullptr : &*it;
+}
+
+void set_text(const Json& root, const char* key, std::string& out) {
+  if (const Json* v = at(root, key); v && v->is_string()) out = v->get<std::string>();
+}
+
+void set_int(const Json& root, const char* key, int& out) {
+  if (const Json* v = at(root, key))
+    if (auto n = schema::as_integer(*v)) out = static_cast<int>(*n);
+}
+
+void set_bool(const Json& root, const char* key, bool& out) {
+  if (const Json* v = at(root, key))
+    if (auto b = schema::as_boolean(*v)) out = *b;
+}
+
+EnvList pairs(const Json* v) {
+  EnvList out;
+  if (v && v->is_object())
+    for (auto it = v->begin(); it != v->end(); ++it)
+      if (!it.value().is_structured()) out.emplace_back(it.key(), it.value().is_null() ? "" : python_str(it.value()));
+  return out;
+}
+
+std::vector<std::string> list(const Json* v) {
+  std::vector<std::string> out;
+  if (v && v->is_array())
+    for (const auto& x : *v) out.push_back(python_str(x));
+  return out;
+}
+
+void rules(const Profile& p, const Json& root, schema::Issues& issues) {
+  const Document& doc = p.source;
+  auto error = [&](const std::string& path, std::string message, std::string hint = {}) {
+    if (!issues.bad(path)) issues.error(doc.at(path, std::move(message), std::move(hint)));
+  };
+  if (p.port_range_begin > p.port_range_end)
+    error("port_range_begin", "is above port_range_end (" + std::to_string(p.port_range_begin) + " > " +
+                                  std::to_string(p.port_range_end) + ")");
+  if (p.frontend_port >= p.port_range_begin && p.frontend_port <= p.port_range_end)
+    error("frontend_port", "lies inside the allocator's port range " + std::to_string(p.port_range_begin) + "-" +
+                               std::to_string(p.port_range_end), "move one of them");
+  if (p.node_sharing == NodeSharing::shared && p.shared_job_slots > p.port_range_end - p.port_range_begin + 1)
+    error("shared_job_slots", "is more than the ports in the range");
+  if (const Json* vendor = at(root, "accelerator_vendor"); vendor && vendor->is_string() && at(root, "visible_devices_env")) {
+    const std::string want = vendor->get<std::string>() == "amd" ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES";
+    if (p.visible_devices_env != want)
+      error("visible_devices_env", "contradicts accelerator_vendor: " + vendor->get<std::string>() + " (which means " + want + ")",
+            "keep one of the two");
+  }
+  const Json* directive = at(root, "gpu_sbatch_directive");
+  const Json* per_node = at(root, "use_gpus_per_node_directive");
+  if (directive && per_node && directive->is_string() && schema::as_boolean(*per_node)) {
+    const bool says_per_node = *schema::as_boolean(*per_node);
+    if (says_per_node != (directive->get<std::string>() == "gpus-per-node"))
+      error("use_gpus_per_node_directive", "contradicts gpu_sbatch_directive: " + directive->get<std::string>(),
+            "keep gpu_sbatch_directive only");
+  }
+  if (at(root, "engine_command") && p.engine_command.empty()) error("engine_command", "is empty");
+  if (at(root, "router_command") && p.router_command.empty()) error("router_command", "is empty");
+}
+
+}  // namespace
+
+Profile default_profile() { return Profile{}; }
+
+Profile profile_from_document(Document doc) {
+  Profile p;
+  p.source = std::move(doc);
+  const Json root = p.source.root.is_null() ? Json::object() : p.source.root;
+  schema::Issues issues;
+  schema::check(p.source, schema::profile_schema(), issues, p.ignored_keys);
+  if (!root.is_object()) throw Error(std::move(issues.errors));
+
+  set_text(root, "cluster", p.cluster);
+  set_text(root, "default_account", p.default_account);
+  set_text(root, "default_partition", p.default_partition);
+  set_text(root, "default_time_limit", p.default_time_limit);
+  set_int(root, "gpus_per_node", p.gpus_per_node);
+  set_text(root, "default_gpu_type", p.default_gpu_type);
+  set_text(root, "network_interface", p.network_interface);
+  if (const Json* v = at(root, "use_gpus_per_node_directive"))
+    if (auto b = schema::as_boolean(*v)) p.gpu_sbatch_directive = *b ? "gpus-per-node" : "none";
+  set_text(root, "gpu_sbatch_directive", p.gpu_sbatch_directive);
+  set_bool(root, "use_exclusive_sbatch_directive", p.use_exclusive_sbatch_directive);
+  set_bool(root, "use_segment_sbatch_directive", p.use_segment_sbatch_directive);
+  if (const Json* v = at(root, "accelerator_vendor"); v && v->is_string())
+    p.visible_devices_env = v->get<std::string>() == "amd" ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES";
+  set_text(root, "visible_devices_env", p.visible_devices_env);
+  p.default_sbatch_directives = pairs(at(root, "default_sbatch_directives"));
+  p.default_mounts = pairs(at(root, "default_mounts"));
+  for (const auto& [k, v] : pairs(at(root, "model_paths"))) p.model_paths[k] = v;
+  for (const auto& [k, v] : pairs(at(root, "containers"))) p.containers[k] = v;
+  if (const Json* h = at(root, "default_health_check"); h && h->is_object()) {
+    HealthCheck hc;
+    set_int(*h, "max_attempts", hc.max_attempts);
+    set_int(*h, "interval_seconds", hc.interval_seconds);
+    p.default_health_check = hc;
+  }
+  set_text(root, "output_dir", p.output_dir);
+
+  std::string text;
+  set_text(root, "container_runtime", text);
+  if (!text.empty()) p.container_runtime = text == "none" ? ContainerRuntime::none : ContainerRuntime::pyxis;
+  set_int(root, "port_range_begin", p.port_range_begin);
+  set_int(root, "port_range_end", p.port_range_end);
+  text.clear();
+  set_text(root, "node_sharing", text);
+  if (!text.empty()) p.node_sharing = text == "shared" ? NodeSharing::shared : NodeSharing::exclusive;
+  set_int(root, "shared_job_slots", p.shared_job_slots);
+  set_text(root, "results_root", p.results_root);
+  set_int(root, "frontend_port", p.frontend_port);
+  set_int(root, "mooncake_gid_index", p.mooncake_gid_index);
+  set_text(root, "kv_events_capability", p.kv_events_capability);
+  set_text(root, "topology_cache_dir", p.topology_cache_dir);
+  if (at(root, "engine_command")) p.engine_command = list(at(root, "engine_command"));
+  if (at(root, "router_command")) p.router_command = list(at(root, "router_command"));
+  for (const auto& [k, v] : pairs(at(root, "node_addresses"))) p.node_addresses[k] = v;
+
+  rules(p, root, issues);
+  for (auto& w : issues.warnings) p.source.warnings.push_back(std::move(w));
+  if (!issues.errors.empty()) throw Error(std::move(issues.errors));
+  return p;
+}
+
+Profile load_profile_file(const std::string& path, const ReadOptions& opts) {
+  const std::string bytes = read_text_file(path, opts.limits.max_bytes);
+  Profile p = profile_from_document(parse_yaml(bytes, path, opts));
+  p.digest = sha256_hex(bytes);
+  return p;
+}
+
+std::string find_profile_path(const std::string& explicit_path, const std::string& fallback) {
+  if (!explicit_path.empty()) return explicit_path;
+  if (const char* env = std::getenv("SRTSLURM_CONFIG"); env && *env) return env;
+  struct stat st {};
+  if (!fallback.empty() && ::stat(fallback.c_str(), &st) == 0) return fallback;
+  return {};
+}
+
+}  // namespace srt

@@ -1,0 +1,65 @@
+// The cluster profile's keys: srtslurm.yaml's (reference/srt-slurm.md 1.6, both AMD generations)
+// and srt-spank's own. Unknown keys are errors: srtctl only warned, and a typo then silently
+// rendered --partition=default (reference 4.3, NVIDIA #429).
+#include "schema.hpp"
+
+namespace srt::schema {
+namespace {
+
+Field str(std::string k, std::string doc) { return make(std::move(k), Kind::string, std::move(doc)); }
+Field integer(std::string k, std::string doc) { return make(std::move(k), Kind::integer, std::move(doc)); }
+Field boolean(std::string k, std::string doc) { return make(std::move(k), Kind::boolean, std::move(doc)); }
+Field dict(std::string k, std::string doc) { return make(std::move(k), Kind::dict, std::move(doc)); }
+Field any(std::string k, std::string doc) { return make(std::move(k), Kind::any, std::move(doc)); }
+
+Field build() {
+  return object(
+      "",
+      {str("cluster", "cluster name"), str("default_account", "sbatch --account when the recipe has none"),
+       str("default_partition", "sbatch --partition when the recipe has none"),
+       make("default_time_limit", Kind::time_limit, "sbatch --time when the recipe has none"),
+       integer("gpus_per_node", "GPUs per node").range(1, 64), str("default_gpu_type", "GPU type"),
+       str("network_interface", "interface whose address workers advertise; empty = the node name's address"),
+       boolean("use_gpus_per_node_directive", "#SBATCH --gpus-per-node (false: none)"),
+       boolean("use_segment_sbatch_directive", "#SBATCH --segment"),
+       boolean("use_exclusive_sbatch_directive", "#SBATCH --exclusive"),
+       boolean("use_het_jobs", "heterogeneous jobs").tier2(),
+       dict("default_sbatch_directives", "extra #SBATCH lines").nullable_values(),
+       object("default_health_check", {integer("max_attempts", "polls").range(1), integer("interval_seconds", "seconds").range(1)},
+              "health budget when the recipe has none"),
+       str("srtctl_root", "srtctl checkout").tier2(), str("output_dir", "srtctl's output base"),
+       dict("model_paths", "model alias -> path"), dict("containers", "container alias -> image"),
+       dict("default_mounts", "host -> container mounts for every container"),
+       str("default_bash_preamble", "shell run before every worker").tier2(), any("default_host_setup", "host setup").tier2(),
+       any("reporting", "reporting").tier2(), any("telemetry", "telemetry").tier2(),
+       boolean("nginx_raise_ulimit", "nginx ulimit").tier2(), any("git_http_version", "git setting").tier2(),
+       boolean("preflight", "srtctl's login-node preflight").tier2(),
+       str("launcher", "how srtctl launches").one_of({"slurm", "local", "docker"}, {"local", "docker"}),
+       any("docker_hosts", "docker launcher hosts").tier2(), any("docker_args", "docker launcher args").tier2(),
+       str("accelerator_vendor", "AMD runtime branch: amd -> ROCR_VISIBLE_DEVICES").one_of({"nvidia", "amd"}),
+       str("gpu_sbatch_directive", "AMD runtime branch: how GPUs are requested").one_of({"gpus-per-node", "gres", "none"}),
+       str("runtime_config_transport", "srt-spank always embeds the recipe in the job").one_of({"shared-filesystem", "embedded"}).inert(),
+       str("visible_devices_env", "GPU mask variable (2.0 fork)"), any("default_gpu_exporter", "GPU metrics exporter").tier2(),
+       str("container_runtime", "pyxis, or none (host exec: the lab)").one_of({"pyxis", "none"}),
+       integer("port_range_begin", "first port of the per-node allocator").range(1, 65535),
+       integer("port_range_end", "last port of the per-node allocator").range(1, 65535),
+       str("node_sharing", "exclusive nodes, or a per-job slice of the port range").one_of({"exclusive", "shared"}),
+       integer("shared_job_slots", "shared: slices of the port range (job_id % slots)").range(1),
+       str("results_root", "where results land"), integer("frontend_port", "SRT_FRONTEND_PORT").range(1, 65535),
+       integer("mooncake_gid_index", "RDMA GID index (MC_GID_INDEX, MC_IB_GID_INDEX); -1 = unset").range(-1, 255),
+       str("kv_events_capability", "what the image's ATOM can do for per-rank KV events").one_of({"auto", "offset", "connect", "none"}),
+       str("topology_cache_dir", "per-node hwloc cache"),
+       make("engine_command", Kind::string_list, "engine argv prefix (stand-ins in the lab)"),
+       make("router_command", Kind::string_list, "router argv prefix"),
+       dict("node_addresses", "node name -> address")},
+      "an srt-spank cluster profile (srtslurm.yaml keys plus srt-spank's)");
+}
+
+}  // namespace
+
+const Field& profile_schema() {
+  static const Field root = build();
+  return root;
+}
+
+}  // namespace srt::schema

@@ -1,0 +1,74 @@
+// Loading a recipe: read -> overrides -> schema check -> typed model -> cross-field rules.
+// Every problem is collected and thrown together, so one run shows the user all of them.
+#include "srt/recipe.hpp"
+
+#include <algorithm>
+
+#include "extract.hpp"
+
+namespace srt {
+
+const Json& Backend::config(WorkerMode m) const {
+  switch (m) {
+    case WorkerMode::prefill: return prefill_config;
+    case WorkerMode::decode: return decode_config;
+    case WorkerMode::agg: break;
+  }
+  return aggregated_config;
+}
+
+const EnvList& Backend::environment(WorkerMode m) const {
+  switch (m) {
+    case WorkerMode::prefill: return prefill_environment;
+    case WorkerMode::decode: return decode_environment;
+    case WorkerMode::agg: break;
+  }
+  return aggregated_environment;
+}
+
+int Resources::gpus_per_worker(WorkerMode m, int default_gpus_per_node) const {
+  const int gpn = gpus_per_node > 0 ? gpus_per_node : (default_gpus_per_node > 0 ? default_gpus_per_node : 4);
+  switch (m) {
+    case WorkerMode::prefill:
+      return gpus_per_prefill > 0 ? gpus_per_prefill : (prefill_workers > 0 ? prefill_nodes * gpn / prefill_workers : 0);
+    case WorkerMode::decode:
+      if (gpus_per_decode > 0) return gpus_per_decode;
+      if (decode_nodes_given && decode_nodes == 0) return gpus_per_worker(WorkerMode::prefill, default_gpus_per_node);
+      return decode_workers > 0 ? decode_nodes * gpn / decode_workers : 0;
+    case WorkerMode::agg: break;
+  }
+  const int workers = agg_workers > 0 ? agg_workers : 1;
+  return gpus_per_agg > 0 ? gpus_per_agg : std::max(agg_nodes, 1) * gpn / workers;
+}
+
+Recipe recipe_from_document(Document doc, int default_gpus_per_node) {
+  Recipe r;
+  r.source = std::move(doc);
+  if (r.source.root.is_null()) {
+    Diagnostic d;
+    d.file = r.source.file;
+    d.message = "YAML file is empty";
+    d.hint = "a recipe needs at least name, model, resources, backend";
+    throw Error(std::move(d));
+  }
+  schema::Issues issues;
+  schema::check(r.source, schema::recipe_schema(), issues, r.unsupported_keys);
+  recipe_detail::extract(r);
+  const int gpn = r.resources.gpus_per_node > 0 ? r.resources.gpus_per_node : default_gpus_per_node;
+  recipe_detail::check_rules(r, gpn, issues, r.unsupported_keys);
+  for (auto& w : issues.warnings) r.source.warnings.push_back(std::move(w));
+  if (!issues.errors.empty()) throw Error(std::move(issues.errors));
+  return r;
+}
+
+Recipe load_recipe_text(const std::string& text, const std::string& name, const RecipeOptions& opts) {
+  Document doc = parse_yaml(text, name, opts.read);
+  apply_overrides(doc, opts.set, opts.unset);
+  return recipe_from_document(std::move(doc), opts.default_gpus_per_node);
+}
+
+Recipe load_recipe_file(const std::string& path, const RecipeOptions& opts) {
+  return load_recipe_text(read_text_file(path, opts.read.limits.max_bytes), path, opts);
+}
+
+}  // namespace srt

@@ -1,0 +1,225 @@
+// Cross-field rules: srtctl's (reference/srt-slurm.md 4.2, paraphrased wording kept recognisable)
+// plus the few srt-spank adds because the process would otherwise fail after loading the model.
+#include <algorithm>
+#include <string>
+
+#include "extract.hpp"
+
+namespace srt::recipe_detail {
+namespace {
+
+// ATOM flags srtctl (and our Plan) set itself: compared after stripping dashes, '_' -> '-'.
+// `port` is ours: the Plan gives every co-located worker its own engine port.
+const char* const kAtomManaged[] = {"model", "host", "server-port", "tp", "tensor-parallel-size", "kv-transfer-config", "port"};
+// AToMesh flags srtctl builds from the worker list.
+const char* const kAtomeshManaged[] = {"backend", "host", "port", "pd-disaggregation", "prefill", "decode", "worker-urls"};
+
+std::string flag_name(const std::string& key) {
+  std::string k = key.substr(std::min(key.find_first_not_of('-'), key.size()));
+  std::replace(k.begin(), k.end(), '_', '-');
+  return k;
+}
+
+class Rules {
+ public:
+  Rules(const Recipe& r, int gpn, schema::Issues& issues, std::vector<std::string>& unsupported)
+      : r_(r), doc_(r.source), gpn_(gpn), issues_(issues), unsupported_(unsupported) {}
+
+  void run() {
+    layout();
+    router_pairing();
+    atom();
+    atomesh();
+    benchmark();
+    misc();
+  }
+
+ private:
+  void error(const std::string& path, std::string message, std::string hint = {}) {
+    if (issues_.bad(path)) return;  // already reported by the type check
+    issues_.error(doc_.at(path, std::move(message), std::move(hint)));
+  }
+  void warn(const std::string& path, std::string message, std::string hint = {}) {
+    issues_.warnings.push_back(doc_.at(path, std::move(message), std::move(hint)));
+  }
+  bool given(const char* section, const char* key) const {
+    const Json& root = doc_.root;
+    return root.is_object() && root.contains(section) && root[section].is_object() && root[section].contains(key) &&
+           !root[section][key].is_null();
+  }
+
+  // gpus per worker as srtctl derives it: X_nodes * gpus_per_node // X_workers.
+  int gpus_per(int explicit_gpus, int nodes, int workers) const {
+    if (explicit_gpus > 0) return explicit_gpus;
+    return (gpn_ > 0 && workers > 0) ? nodes * gpn_ / workers : 0;
+  }
+
+  void fits(const char* role, int workers, int gpus, int nodes) {
+    if (gpn_ <= 0 || workers <= 0) return;
+    const std::string key = std::string("resources.gpus_per_") + role;
+    if (gpus == 0) {
+      error(std::string("resources.") + role + "_workers",
+            std::to_string(workers) + " workers on " + std::to_string(nodes) + " node(s) of " + std::to_string(gpn_) +
+                " GPUs leave no GPU per worker",
+            "fewer workers or more nodes");
+      return;
+    }
+    if (static_cast<long long>(workers) * gpus > static_cast<long long>(nodes) * gpn_)
+      error(key, std::to_string(workers) + " workers x " + std::to_string(gpus) + " GPUs do not fit on " +
+                     std::to_string(nodes) + " node(s) x " + std::to_string(gpn_) + " GPUs",
+            "raise resources." + std::string(role) + "_nodes or lower the workers or GPUs per worker");
+  }
+
+  void layout() {
+    const Resources& s = r_.resources;
+    const bool agg_given = given("resources", "agg_nodes") || given("resources", "agg_workers");
+    if (s.disaggregated()) {
+      if (agg_given) error("resources.agg_nodes", "cannot mix aggregated and disaggregated workers",
+                           "use either prefill_*/decode_* or agg_*");
+      if (s.prefill_nodes < 1) error("resources.prefill_nodes", "a disaggregated recipe needs at least one prefill node");
+      if (s.prefill_workers < 1) error("resources.prefill_workers", "disaggregated serving needs both prefill and decode workers", "set prefill_workers: 1 or more");
+      if (s.decode_workers < 1) error("resources.decode_workers", "disaggregated serving needs both prefill and decode workers", "set decode_workers: 1 or more");
+      const int gpp = gpus_per(s.gpus_per_prefill, s.prefill_nodes, s.prefill_workers);
+      if (s.decode_nodes == 0) {
+        // decode_nodes: 0 -> decode shares the prefill nodes and inherits the prefill GPU count.
+        const int gpd = s.gpus_per_decode > 0 ? s.gpus_per_decode : gpp;
+        if (gpn_ > 0 && gpp > 0 && gpd > 0 &&
+            static_cast<long long>(s.prefill_workers) * gpp + static_cast<long long>(s.decode_workers) * gpd >
+                static_cast<long long>(s.prefill_nodes) * gpn_)
+          error("resources.decode_nodes", "decode_nodes: 0 puts decode on the prefill nodes, but " +
+                    std::to_string(s.prefill_workers) + "x" + std::to_string(gpp) + " prefill + " +
+                    std::to_string(s.decode_workers) + "x" + std::to_string(gpd) + " decode GPUs exceed " +
+                    std::to_string(s.prefill_nodes) + " node(s) x " + std::to_string(gpn_),
+                "give decode nodes of its own");
+        else fits("prefill", s.prefill_workers, gpp, s.prefill_nodes);
+      } else {
+        fits("prefill", s.prefill_workers, gpp, s.prefill_nodes);
+        fits("decode", s.decode_workers, gpus_per(s.gpus_per_decode, s.decode_nodes, s.decode_workers), s.decode_nodes);
+      }
+    } else {
+      for (const char* k : {"prefill_workers", "decode_workers", "gpus_per_prefill", "gpus_per_decode"})
+        if (given("resources", k))
+          error(std::string("resources.") + k, "is set but neither prefill_nodes nor decode_nodes is",
+                "set prefill_nodes and decode_nodes for disaggregated serving");
+      const int nodes = s.agg_nodes > 0 ? s.agg_nodes : 1;
+      const int workers = s.agg_workers > 0 ? s.agg_workers : 1;
+      fits("agg", workers, gpus_per(s.gpus_per_agg, nodes, workers), nodes);
+    }
+  }
+
+  void router_pairing() {
+    const std::string& fe = r_.frontend.type;
+    const std::string& be = r_.backend.type;
+    if ((fe == "atomesh" || fe == "infera" || fe == "atom") && be != "atom")
+      error("frontend.type", "frontend.type: " + fe + " requires backend.type: atom (got '" + be + "')");
+    if (be == "atom" && fe != "atomesh" && fe != "infera" && fe != "atom")
+      error("backend.type", "backend.type: atom requires frontend.type: atomesh, infera or atom (got '" + fe + "')",
+            "set frontend: {type: atomesh, enable_multiple_frontends: false}");
+    if (fe == "atom" && (r_.resources.disaggregated() || std::max(r_.resources.agg_workers, 1) != 1))
+      error("frontend.type", "frontend.type: atom serves exactly one aggregated ATOM worker",
+            "use frontend.type: atomesh for replicas or prefill/decode");
+    const int nodes = r_.resources.disaggregated() ? r_.resources.prefill_nodes + r_.resources.decode_nodes
+                                                   : std::max(r_.resources.agg_nodes, 1);
+    // srtctl's default is nginx plus extra routers once there is more than one node.
+    if (r_.frontend.enable_multiple_frontends && nodes > 1 && fe != "vllm" && fe != "trtllm_serve" && fe != "atom")
+      unsupported_.push_back("frontend.enable_multiple_frontends");
+  }
+
+  void atom() {
+    if (r_.backend.type != "atom") return;
+    const std::pair<const char*, const Json*> roles[] = {{"prefill", &r_.backend.prefill_config},
+                                                          {"decode", &r_.backend.decode_config},
+                                                          {"aggregated", &r_.backend.aggregated_config}};
+    for (const auto& [role, config] : roles) {
+      std::string managed;
+      std::string first_path;
+      for (auto it = config->begin(); it != config->end(); ++it) {
+        const std::string name = flag_name(it.key());
+        for (const char* m : kAtomManaged)
+          if (name == m) {
+            managed += (managed.empty() ? "'" : ", '") + it.key() + "'";
+            if (first_path.empty()) first_path = "backend.atom_config." + std::string(role) + "." + it.key();
+          }
+      }
+      if (!managed.empty())
+        error(first_path, "ATOM config cannot override srtctl-managed argument(s): [" + managed + "]",
+              "remove them; model, host, ports, -tp and --kv-transfer-config come from the recipe's resources and the Plan");
+    }
+    const Resources& s = r_.resources;
+    auto one_node = [&](const char* role, int explicit_gpus, int nodes, int workers) {
+      const int gpus = gpus_per(explicit_gpus, nodes, workers);
+      if (gpn_ > 0 && gpus > gpn_)
+        error(std::string("resources.gpus_per_") + role,
+              "ATOM currently requires each logical endpoint to fit on one Slurm node (" + std::to_string(gpus) +
+                  " GPUs > " + std::to_string(gpn_) + " per node)",
+              "use more workers with fewer GPUs each");
+    };
+    if (s.disaggregated()) {
+      one_node("prefill", s.gpus_per_prefill, s.prefill_nodes, s.prefill_workers);
+      if (s.decode_nodes > 0) one_node("decode", s.gpus_per_decode, s.decode_nodes, s.decode_workers);
+      if (!r_.backend.aggregated_config.empty())
+        warn("backend.atom_config.aggregated", "is set but the recipe has no aggregated workers; it is not used");
+    } else {
+      one_node("agg", s.gpus_per_agg, std::max(s.agg_nodes, 1), std::max(s.agg_workers, 1));
+      for (const char* role : {"prefill", "decode"})
+        if (!(role[0] == 'p' ? r_.backend.prefill_config : r_.backend.decode_config).empty())
+          warn(std::string("backend.atom_config.") + role, "is set but the recipe has no disaggregated workers; it is not used");
+    }
+  }
+
+  void atomesh() {
+    if (r_.frontend.type != "atomesh") return;
+    for (auto it = r_.frontend.args.begin(); it != r_.frontend.args.end(); ++it) {
+      const std::string name = flag_name(it.key());
+      for (const char* m : kAtomeshManaged)
+        if (name == m)
+          error("frontend.args." + it.key(),
+                name == "backend" ? "frontend.args.backend is managed by srtctl for atomesh"
+                                  : "--" + name + " is set for AToMesh from the worker list and the profile",
+                "remove it");
+    }
+    if (r_.backend.enable_kv_events)
+      warn("backend.enable_kv_events", "AToMesh does not read KV events; they are published for nobody",
+           "turn it off unless a consumer subscribes");
+  }
+
+  void benchmark() {
+    const Benchmark& b = r_.benchmark;
+    if (b.type == "custom" && b.command.find_first_not_of(" \t\n") == std::string::npos)
+      error("benchmark.command", "benchmark.command is required for benchmark.type=custom",
+            "give the shell command; it runs as bash -lc with SRT_FRONTEND_HOST/SRT_FRONTEND_PORT set");
+    if (b.type != "custom" && !b.command.empty())
+      warn("benchmark.command", "is only used by benchmark.type: custom");
+    if (b.type == "sa-bench") {
+      if (b.isl <= 0) error("benchmark.isl", "benchmark.isl is required for sa-bench");
+      if (b.osl <= 0) error("benchmark.osl", "benchmark.osl is required for sa-bench");
+      if (b.concurrencies.empty()) error("benchmark.concurrencies", "benchmark.concurrencies is required for sa-bench");
+    }
+  }
+
+  void misc() {
+    const Json& root = doc_.root;
+    if (root.contains("schema")) {
+      auto v = schema::as_integer(root["schema"]);
+      if (v && *v != 1)
+        error("schema", "is " + std::to_string(*v) + ": srt-slurm's 2.0 layout; srt-spank reads the v1 layout",
+              "write backend: and resources: (docs/legacy-v1.md maps one to the other)");
+    }
+    if (r_.backend.type == "atom" && r_.backend.connector != "mooncake" && !issues_.bad("backend.connector"))
+      error("backend.connector", "ATOM supports only the mooncake connector");
+  }
+
+  const Recipe& r_;
+  const Document& doc_;
+  int gpn_;
+  schema::Issues& issues_;
+  std::vector<std::string>& unsupported_;
+};
+
+}  // namespace
+
+void check_rules(const Recipe& r, int gpus_per_node, schema::Issues& issues, std::vector<std::string>& unsupported) {
+  Rules(r, gpus_per_node, issues, unsupported).run();
+}
+
+}  // namespace srt::recipe_detail

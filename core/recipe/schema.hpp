@@ -1,0 +1,91 @@
+// The declarative schema of srt-slurm's v1 recipe layout (and of the cluster profile): one table
+// drives the key check, the type check, the tier-2 list and the JSON Schema, so they cannot drift.
+#pragma once
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "srt/document.hpp"
+
+namespace srt::schema {
+
+enum class Kind {
+  string,         // text; numbers are not silently turned into text (srtctl's marshmallow Str)
+  integer,        // int, integral float or a numeric string (marshmallow Integer, not strict)
+  number,         // int or float
+  boolean,        // bool, or marshmallow's truthy/falsy spellings
+  object,         // a mapping with the fields listed
+  variant,        // an object whose `type` selects extra fields (backend)
+  dict,           // free keys -> scalar values (environment, srun_options)
+  string_list,    // list of scalars
+  flags,          // engine flags: key -> scalar or list of scalars (rendered --key value)
+  concurrencies,  // positive ints as a list, one int, or an "x"-joined string "4x8x16"
+  time_limit,     // Slurm time format
+  any,            // kept as written
+};
+
+enum class Tier {
+  launch,       // srt-spank implements it
+  unsupported,  // srtctl knows it, srt-spank cannot launch it yet: recorded in unsupported_keys
+  inert,        // srtctl knows it and it changes nothing for the processes srt-spank starts
+};
+
+struct Field {
+  std::string key;
+  Kind kind = Kind::any;
+  Tier tier = Tier::launch;
+  std::string doc;
+  bool required = false;
+  std::vector<std::string> choices;            // allowed text values (string)
+  std::set<std::string> unsupported_choices;   // allowed, but recorded as tier 2 ("key=value")
+  std::optional<long long> min, max;
+  std::vector<Field> fields;                   // object / variant (the common part)
+  std::vector<std::pair<std::string, std::vector<Field>>> variants;  // variant: type -> fields
+  std::string default_text;                    // for the docs and the JSON Schema only
+  bool null_values = false;                    // dict: `key:` with no value is meaningful (--flag)
+
+  Field req() const { Field f = *this; f.required = true; return f; }
+  Field tier2() const { Field f = *this; f.tier = Tier::unsupported; return f; }
+  Field inert() const { Field f = *this; f.tier = Tier::inert; return f; }
+  Field one_of(std::vector<std::string> c, std::set<std::string> unsupported = {}) const {
+    Field f = *this; f.choices = std::move(c); f.unsupported_choices = std::move(unsupported); return f;
+  }
+  Field range(long long lo, std::optional<long long> hi = std::nullopt) const {
+    Field f = *this; f.min = lo; f.max = hi; return f;
+  }
+  Field def(std::string d) const { Field f = *this; f.default_text = std::move(d); return f; }
+  Field nullable_values() const { Field f = *this; f.null_values = true; return f; }
+};
+
+Field make(std::string key, Kind kind, std::string doc);
+Field object(std::string key, std::vector<Field> fields, std::string doc);
+
+const Field& recipe_schema();   // the root object
+const Field& profile_schema();  // the root object of a cluster profile
+
+// Collects every diagnostic; later stages ask whether a path already has one, so one mistake
+// is reported once rather than again by every rule that reads it.
+struct Issues {
+  std::vector<Diagnostic> errors;
+  std::vector<Diagnostic> warnings;
+  std::set<std::string> bad_paths;
+
+  void error(Diagnostic d);
+  bool bad(const std::string& path) const;  // path, an ancestor or a descendant has an error
+};
+
+// Walks `doc` against `root`: unknown keys (with "did you mean"), types, ranges, choices.
+// Appends tier-2 paths found to `unsupported`.
+void check(const Document& doc, const Field& root, Issues& issues, std::vector<std::string>& unsupported);
+
+// Levenshtein distance, for "did you mean".
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+// Value coercions shared with the typed extraction (the same rules check() enforces).
+std::optional<long long> as_integer(const Json& v);
+std::optional<bool> as_boolean(const Json& v);
+std::string type_name(const Json& v);
+
+}  // namespace srt::schema

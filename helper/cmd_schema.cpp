@@ -1,0 +1,17 @@
+// srt-helper schema: the recipe format as JSON Schema (draft 2020-12), for editors and CI.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "srt/recipe.hpp"
+
+namespace srt::helper {
+
+void add_schema(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("schema", "print the JSON Schema of the recipe format");
+  cmd->callback([] {
+    std::printf("%s\n", recipe_json_schema().dump(2).c_str());
+    exit_code = 0;
+  });
+}
+
+}  // namespace srt::helper

@@ -1,0 +1,33 @@
+#include "common.hpp"
+
+#include <cstdio>
+
+namespace srt::helper {
+
+void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags) {
+  cmd->add_option("--profile", flags.profile, "cluster profile (default: $SRTSLURM_CONFIG, then " SRT_DEFAULT_PROFILE ")");
+  cmd->add_flag("--strict", flags.strict, "duplicate keys are errors, not warnings");
+  cmd->add_option("--set", flags.set, "override key.path=VALUE (VALUE is YAML; [N] indexes a list)")->take_all();
+  cmd->add_option("--unset", flags.unset, "remove key.path")->take_all();
+}
+
+Profile load_profile(const std::string& explicit_path, const ReadOptions& read) {
+  const std::string path = find_profile_path(explicit_path, SRT_DEFAULT_PROFILE);
+  if (path.empty()) return default_profile();
+  return load_profile_file(path, read);
+}
+
+RecipeOptions recipe_options(const RecipeFlags& flags, const Profile& profile) {
+  RecipeOptions opts;
+  opts.read.strict = flags.strict;
+  opts.set = flags.set;
+  opts.unset = flags.unset;
+  opts.default_gpus_per_node = profile.gpus_per_node;
+  return opts;
+}
+
+void print_warnings(const std::vector<Diagnostic>& warnings) {
+  for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.str().c_str());
+}
+
+}  // namespace srt::helper

@@ -1,0 +1,34 @@
+// Small pieces several subcommands share: the cluster profile (--profile or the default) and the
+// recipe options srtctl users know (--set, --unset, --strict).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "srt/profile.hpp"
+#include "srt/recipe.hpp"
+
+namespace srt::helper {
+
+struct RecipeFlags {
+  std::string profile;               // --profile FILE
+  bool strict = false;               // --strict: duplicate keys are errors
+  std::vector<std::string> set;      // --set key.path=VALUE
+  std::vector<std::string> unset;    // --unset key.path
+};
+
+// Registers --profile, --strict, --set, --unset on `cmd`.
+void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags);
+
+// The profile named by --profile, else $SRTSLURM_CONFIG, else the installed default, else the
+// built-in default. Throws srt::Error when the named profile is bad.
+Profile load_profile(const std::string& explicit_path, const ReadOptions& read = {});
+
+// Recipe options for `flags`, with the profile's gpus_per_node for the rules that need it.
+RecipeOptions recipe_options(const RecipeFlags& flags, const Profile& profile);
+
+// Warnings and notes go to stderr, one per line, prefixed "warning: ".
+void print_warnings(const std::vector<Diagnostic>& warnings);
+
+}  // namespace srt::helper
