@@ -1,8 +1,11 @@
 // A node's GPUs, their paired NICs and CPU locality (reference/mi355x-topology.md), and the
 // per-worker binding derived from it (DESIGN "How ATOM really runs").
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "srt/document.hpp"
@@ -24,6 +27,7 @@ struct Gpu {
   std::string cpuset;         // list form "0-63"
   std::optional<Nic> nic;     // the NIC behind the same PCIe switch, if any
   std::string unique_id;      // ROCm SMI unique id (hex), when known
+  bool nic_shared = false;    // the switch has fewer NICs than GPUs: this NIC also serves another GPU
 };
 
 struct NodeTopology {
@@ -31,6 +35,7 @@ struct NodeTopology {
   std::vector<Nic> frontend_nics;     // RDMA-capable NICs paired with no GPU, and plain NICs
   std::string partition_mode = "SPX"; // SPX, DPX, QPX, CPX (from KFD/sysfs); "unknown" if unreadable
   std::string source;                 // "hwloc:<xml path>" or "hwloc:live" (+ "+rsmi")
+  std::vector<std::string> notes;     // what a person should know: no ROCm SMI, cache refused, ...
 };
 
 // What one worker (one engine process) gets on its node.
@@ -44,9 +49,132 @@ struct WorkerBinding {
 };
 
 // Pure: computed from a topology, the worker's GPU indices and what Slurm granted ("" = all).
+// Refuses (srt::Error) an unknown GPU index, a GPU named twice, and a node in a compute
+// partition mode (DPX/QPX/CPX): ROCm SMI 5.2.3 cannot say which logical GPU is where.
+//
+// Mooncake JSON: "hip:<ordinal>" -> [[preferred], [available]]. Mooncake's own discovery
+// (topology.cpp) prefers the nearest HCAs on the GPU's NUMA node and keeps every other HCA as a
+// fallback; here preferred = the GPU's paired NIC (the PCIe switch is nearer than anything hwloc
+// distances say), available = the other backend NICs (paired with some GPU) on the same NUMA
+// node, or all other backend NICs when that NUMA node has no other. Frontend NICs are never
+// listed: they are usually another network and a KV transfer over them fails or crawls.
+// "cpu:<numa>" keys for the NUMA nodes of the worker's GPUs are added because Mooncake looks up
+// host buffers by that key and the custom file replaces its discovery entirely.
 WorkerBinding bind_worker(const NodeTopology& topo, const std::vector<int>& gpus,
                           const std::string& granted_cpus);
 
 Json topology_to_json(const NodeTopology& topo);
+
+// ---- GPU visibility --------------------------------------------------------------------------
+//
+// The rule: Slurm's values (whichever variable it set) are indices in the space ROCr enumerates
+// inside the step: global GRES indices without ConstrainDevices, local 0..n-1 of the allocated
+// devices with it (the devices cgroup hides the others, so ROCr renumbers). So
+//   ROCR_VISIBLE_DEVICES = the worker's GPUs written in that same space, in the worker's order;
+//   HIP_VISIBLE_DEVICES = CUDA_VISIBLE_DEVICES = GPU_DEVICE_ORDINAL = 0..k-1.
+// ROCr is applied first and reduces what HIP sees; HIP also honours CUDA_VISIBLE_DEVICES and
+// the OpenCL layer GPU_DEVICE_ORDINAL, so leaving any of Slurm's values in place would filter a
+// second time with stale indices. Restricting at ROCr (not only HIP) also keeps ROCr from
+// opening the other workers' GPUs. ATOM's NIC auto-pick (which reads HIP_VISIBLE_DEVICES as
+// physical ids) is not relied on: ib_device is always passed explicitly.
+// Mapping a worker GPU (node index = PCI order) into Slurm's space needs the node indices of the
+// granted devices (SLURM_STEP_GPUS or SLURM_JOB_GPUS): position p of the worker GPU there gives
+// granted_visible[p]. Without them Slurm's values are taken as node indices (no ConstrainDevices).
+// A worker GPU outside the grant is refused: the plugin never widens an allocation.
+struct GpuVisibility {
+  std::string rocr_visible_devices;
+  std::string hip_visible_devices;
+  std::string cuda_visible_devices;
+  std::string gpu_device_ordinal;
+  // The four variables as (name, value), in the order they should be set.
+  std::vector<std::pair<std::string, std::string>> variables() const;
+};
+
+// granted_visible: the value Slurm put in `visible_devices_env_name` ("" = no GPU GRES: every
+// GPU of the node is visible). granted_node_gpus: SLURM_STEP_GPUS/SLURM_JOB_GPUS ("" = unknown).
+GpuVisibility gpu_visibility_env(const std::string& granted_visible,
+                                 const std::vector<int>& worker_gpus,
+                                 const std::string& visible_devices_env_name,
+                                 const std::string& granted_node_gpus = "");
+
+// ---- Loading -----------------------------------------------------------------------------------
+
+struct TopologyOptions {
+  std::string xml_path;       // "" = live discovery (hwloc itself still honours HWLOC_XMLFILE)
+  std::string cache_dir;      // "" = no cache; only live discoveries are cached
+  std::string boot_id_path = "/proc/sys/kernel/random/boot_id";
+  std::string sysfs_root = "/sys";  // KFD partition detection; "" = skip ("unknown")
+  bool use_rsmi = false;            // also ask ROCm SMI (dlopen) for unique ids and NUMA
+};
+
+NodeTopology load_topology(const TopologyOptions& opts);
+
+// hwloc XML (file or in-memory buffer) -> inventory, without ROCm SMI or sysfs.
+NodeTopology read_topology_xml(const std::string& path);
+NodeTopology read_topology_xml_buffer(const std::string& xml, const std::string& source);
+// The hwloc XML export of a topology (the fixture at `xml_path`, or live when empty), I/O kept.
+std::string export_topology_xml(const std::string& xml_path);
+
+// ---- Per-node cache: hwloc XML keyed by boot id ------------------------------------------------
+
+std::string read_boot_id(const std::string& path);
+// The cache directory must be owned by root or the current user and not writable by others
+// unless sticky; anything else is refused with srt::Error (another user could plant a topology).
+// nullopt = no cache file for this boot.
+std::optional<std::string> read_topology_cache(const std::string& dir, const std::string& boot_id);
+// Temp file + rename in the same directory, O_NOFOLLOW|O_EXCL: a reader sees the old file or
+// the whole new one, and a planted symlink is never followed. Creates `dir` (0755) if missing.
+void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& xml);
+
+// ---- ROCm SMI (dlopen at run time, only when asked) ----------------------------------------------
+
+struct RsmiGpu {
+  std::string bus_id;     // from rsmi_dev_pci_id_get, partition bits masked off
+  std::string unique_id;  // hex, as ROCr's "GPU-<hex>"
+  std::string name;
+  int numa = -1;
+};
+
+struct RsmiInventory {
+  bool available = false;   // library loaded and rsmi_init succeeded
+  std::string message;      // why not, or a summary
+  std::vector<RsmiGpu> gpus;
+};
+
+// library_names: dlopen candidates in order ({} = librocm_smi64.so.1/.7/.6/.5, then /opt/rocm).
+RsmiInventory query_rsmi(const std::vector<std::string>& library_names = {});
+// Joins on PCI bus id, never on index; what does not join becomes a note.
+void merge_rsmi(NodeTopology& topo, const RsmiInventory& rsmi);
+
+// KFD GPU nodes (<sysfs_root>/class/kfd/kfd/topology/nodes/*/properties with simd_count > 0)
+// per PCI GPU: 1 SPX, 2 DPX, 4 QPX, 8 CPX; "unknown" when unreadable or not a whole multiple.
+std::string detect_partition_mode(const std::string& sysfs_root, std::size_t pci_gpus);
+
+// ---- Building blocks (pure; exposed for tests) -----------------------------------------------
+
+// One ancestor of a PCI function, innermost first, as far as the machine root.
+struct PciAncestor {
+  std::uint64_t id = 0;      // unique within one topology (hwloc gp_index)
+  int bridge_depth = -1;     // hwloc bridge depth; -1 for non-bridges
+  bool pci_bridge = false;   // PCI-to-PCI bridge; host bridges and CPU-side objects are not
+};
+
+struct PciEndpoint {
+  std::string bus_id;
+  std::vector<PciAncestor> path;
+};
+
+// For every GPU, the index in `nics` of its NIC, or -1; `shared[i]` says GPU i shares it.
+// Deepest common PCI-to-PCI bridge wins; when several GPUs and NICs meet at the same bridge,
+// both sides are sorted by bus id and zipped; a GPU left over shares the nearest NIC.
+struct NicPairing {
+  std::vector<int> nic_of_gpu;
+  std::vector<bool> shared;
+};
+NicPairing pair_nics(const std::vector<PciEndpoint>& gpus, const std::vector<PciEndpoint>& nics);
+
+// CPU list strings ("0-3,8"): "" means "everything" only where a function says so.
+std::string cpulist_union(const std::string& a, const std::string& b);
+std::string cpulist_intersection(const std::string& a, const std::string& b);
 
 }  // namespace srt

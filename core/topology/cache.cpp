@@ -1,0 +1,138 @@
+// Per-node topology cache: hwloc XML keyed by boot id. slurmstepd reads it for every task of
+// every srt job, so a full hwloc discovery (sysfs walk, tens of ms) happens once per boot.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "srt/error.hpp"
+#include "srt/topology.hpp"
+
+namespace srt {
+namespace {
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : fd_(other.release()) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  int release() {
+    int f = fd_;
+    fd_ = -1;
+    return f;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string errtext() { return std::strerror(errno); }
+
+// Hex digits and dashes only: the id becomes part of a file name.
+std::string checked_boot_id(const std::string& id) {
+  if (id.empty() || id.size() > 64 || id.find_first_not_of("0123456789abcdef-") != std::string::npos)
+    fail("boot id '" + id + "' is not a UUID");
+  return id;
+}
+
+std::string cache_name(const std::string& boot_id) { return "topology-" + checked_boot_id(boot_id) + ".xml"; }
+
+bool trusted_owner(uid_t uid) { return uid == 0 || uid == ::geteuid(); }
+
+// Opens the directory itself (never through a symlink) and checks it on the open descriptor,
+// so a check and a later use cannot refer to different directories.
+Fd open_cache_dir(const std::string& dir, bool create) {
+  if (create && ::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    fail("cannot create topology cache directory '" + dir + "': " + errtext());
+  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT && !create) return Fd();
+    fail("cannot open topology cache directory '" + dir + "': " + errtext());
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail("cannot stat '" + dir + "': " + errtext());
+  if (!trusted_owner(st.st_uid))
+    fail("topology cache directory '" + dir + "' is owned by uid " + std::to_string(st.st_uid),
+         "it must belong to root or the current user");
+  if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+    fail("topology cache directory '" + dir + "' is writable by everyone without the sticky bit",
+         "chmod o-w (or +t) the directory");
+  return fd;
+}
+
+}  // namespace
+
+std::string read_boot_id(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) fail("cannot read boot id from '" + path + "': " + errtext());
+  char buf[128];
+  ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
+  if (n <= 0) fail("cannot read boot id from '" + path + "'");
+  std::string id(buf, static_cast<std::size_t>(n));
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) id.pop_back();
+  return checked_boot_id(id);
+}
+
+std::optional<std::string> read_topology_cache(const std::string& dir, const std::string& boot_id) {
+  Fd dfd = open_cache_dir(dir, false);
+  if (dfd.get() < 0) return std::nullopt;
+  const std::string name = cache_name(boot_id);
+  Fd fd(::openat(dfd.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    fail("cannot open topology cache '" + dir + "/" + name + "': " + errtext());
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    fail("topology cache '" + dir + "/" + name + "' is not a regular file");
+  if (!trusted_owner(st.st_uid) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    fail("topology cache '" + dir + "/" + name + "' is owned by uid " + std::to_string(st.st_uid) +
+         " or writable by others", "remove it; it is rebuilt on the next discovery");
+  constexpr off_t max_bytes = 64 << 20;  // real nodes export well under 1 MB
+  if (st.st_size > max_bytes) fail("topology cache '" + dir + "/" + name + "' is implausibly large");
+  std::string xml(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < xml.size()) {
+    ssize_t n = ::read(fd.get(), &xml[got], xml.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("cannot read topology cache '" + dir + "/" + name + "': " + errtext());
+    got += static_cast<std::size_t>(n);
+  }
+  return xml;
+}
+
+void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& xml) {
+  Fd dfd = open_cache_dir(dir, true);
+  const std::string name = cache_name(boot_id);
+  std::random_device rd;
+  const std::string tmp = "." + name + "." + std::to_string(::getpid()) + "." + std::to_string(rd());
+  Fd fd(::openat(dfd.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (fd.get() < 0) fail("cannot create '" + dir + "/" + tmp + "': " + errtext());
+  std::size_t done = 0;
+  bool ok = true;
+  while (ok && done < xml.size()) {
+    ssize_t n = ::write(fd.get(), xml.data() + done, xml.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false;
+    else done += static_cast<std::size_t>(n);
+  }
+  std::string why = ok ? "" : errtext();
+  if (ok && ::fsync(fd.get()) != 0) ok = false, why = errtext();
+  if (::close(fd.release()) != 0 && ok) ok = false, why = errtext();
+  if (ok && ::renameat(dfd.get(), tmp.c_str(), dfd.get(), name.c_str()) != 0) ok = false, why = errtext();
+  if (!ok) {
+    ::unlinkat(dfd.get(), tmp.c_str(), 0);
+    fail("cannot write topology cache '" + dir + "/" + name + "': " + why);
+  }
+}
+
+}  // namespace srt

@@ -1,0 +1,173 @@
+// ROCm SMI, loaded with dlopen only when asked: login nodes, slurmctld hosts and CI machines have
+// no ROCm, and a hard link dependency would stop srt-helper from even starting there.
+// Index spaces (reference/mi355x-topology.md §4.5): rsmi's dv_ind follows /sys/class/drm card
+// order, hwloc's follows PCI order. They are joined on the PCI bus id, never on the index.
+#include <dlfcn.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <rocm_smi/rocm_smi.h>
+
+#include "srt/topology.hpp"
+
+namespace srt {
+namespace {
+
+struct DlCloser {
+  void operator()(void* h) const { ::dlclose(h); }
+};
+using Library = std::unique_ptr<void, DlCloser>;
+
+// The header is used only for the prototypes; every call goes through these pointers.
+struct RsmiApi {
+  decltype(&rsmi_init) init = nullptr;
+  decltype(&rsmi_shut_down) shut_down = nullptr;
+  decltype(&rsmi_num_monitor_devices) num_devices = nullptr;
+  decltype(&rsmi_dev_pci_id_get) pci_id = nullptr;
+  decltype(&rsmi_dev_unique_id_get) unique_id = nullptr;
+  decltype(&rsmi_topo_numa_affinity_get) numa = nullptr;
+  decltype(&rsmi_dev_name_get) name = nullptr;
+  decltype(&rsmi_status_string) status_string = nullptr;
+};
+
+// 5.2.3 declares the NUMA out-parameter uint32_t*, newer releases int32_t*: follow the header.
+template <typename>
+struct OutParam;
+template <typename R, typename A, typename B>
+struct OutParam<R (*)(A, B)> {
+  using type = std::remove_pointer_t<B>;
+};
+using NumaValue = OutParam<decltype(&rsmi_topo_numa_affinity_get)>::type;
+
+template <typename F>
+bool bind(void* lib, const char* symbol, F& out) {
+  out = reinterpret_cast<F>(::dlsym(lib, symbol));
+  return out != nullptr;
+}
+
+class Session {
+ public:
+  explicit Session(const RsmiApi& api) : api_(api) {}
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() { api_.shut_down(); }
+
+ private:
+  const RsmiApi& api_;
+};
+
+std::string status_text(const RsmiApi& api, rsmi_status_t s) {
+  const char* text = nullptr;
+  if (api.status_string && api.status_string(s, &text) == RSMI_STATUS_SUCCESS && text) return text;
+  return "status " + std::to_string(static_cast<int>(s));
+}
+
+std::string format_bus_id(std::uint64_t bdfid) {
+  // ROCm >= 6 puts the partition id in bits 31:28; bus/dev/fn are the low 16 bits.
+  unsigned domain = static_cast<unsigned>(bdfid >> 32);
+  unsigned low = static_cast<unsigned>(bdfid & 0xffff);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, (low >> 8) & 0xff, (low >> 3) & 0x1f, low & 0x7);
+  return buf;
+}
+
+}  // namespace
+
+RsmiInventory query_rsmi(const std::vector<std::string>& library_names) {
+  static const std::vector<std::string> defaults = {
+      "librocm_smi64.so.1", "librocm_smi64.so.7", "librocm_smi64.so.6", "librocm_smi64.so.5",
+      "librocm_smi64.so", "/opt/rocm/lib/librocm_smi64.so.1", "/opt/rocm/lib/librocm_smi64.so"};
+  const std::vector<std::string>& names = library_names.empty() ? defaults : library_names;
+
+  RsmiInventory inv;
+  Library lib;
+  std::string last_error;
+  for (const std::string& n : names) {
+    // RTLD_NODELETE: the library starts no threads we know of, but unloading C++ code with
+    // static state from under a process that may dlopen it again is not worth the risk.
+    lib.reset(::dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE));
+    if (lib) break;
+    const char* e = ::dlerror();
+    last_error = e ? e : n;
+  }
+  if (!lib) {
+    inv.message = "ROCm SMI library not found (" + last_error + "); GPU inventory from hwloc only";
+    return inv;
+  }
+  RsmiApi api;
+  bool ok = bind(lib.get(), "rsmi_init", api.init) && bind(lib.get(), "rsmi_shut_down", api.shut_down) &&
+            bind(lib.get(), "rsmi_num_monitor_devices", api.num_devices) &&
+            bind(lib.get(), "rsmi_dev_pci_id_get", api.pci_id) &&
+            bind(lib.get(), "rsmi_dev_unique_id_get", api.unique_id) &&
+            bind(lib.get(), "rsmi_topo_numa_affinity_get", api.numa) &&
+            bind(lib.get(), "rsmi_dev_name_get", api.name);
+  bind(lib.get(), "rsmi_status_string", api.status_string);
+  if (!ok) {
+    inv.message = "ROCm SMI library lacks a needed symbol; GPU inventory from hwloc only";
+    return inv;
+  }
+
+  rsmi_status_t s = api.init(0);
+  if (s != RSMI_STATUS_SUCCESS) {
+    // INIT_ERROR is what a node without amdgpu/KFD (or a login node) returns: not a job error.
+    inv.message = "ROCm SMI did not initialise (" + status_text(api, s) +
+                  "): no AMD GPU driver on this node? GPU inventory from hwloc only";
+    return inv;
+  }
+  Session session(api);
+  std::uint32_t count = 0;
+  if ((s = api.num_devices(&count)) != RSMI_STATUS_SUCCESS) {
+    inv.message = "rsmi_num_monitor_devices failed (" + status_text(api, s) + ")";
+    return inv;
+  }
+  for (std::uint32_t i = 0; i < count; ++i) {
+    RsmiGpu g;
+    std::uint64_t bdfid = 0;
+    if (api.pci_id(i, &bdfid) != RSMI_STATUS_SUCCESS) continue;  // unjoinable: skip, never guess
+    g.bus_id = format_bus_id(bdfid);
+    std::uint64_t uid = 0;
+    if (api.unique_id(i, &uid) == RSMI_STATUS_SUCCESS) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "%" PRIx64, uid);
+      g.unique_id = buf;
+    }
+    NumaValue numa{};
+    if (api.numa(i, &numa) == RSMI_STATUS_SUCCESS && static_cast<std::int32_t>(numa) >= 0)
+      g.numa = static_cast<int>(numa);
+    char name[128] = "";
+    if (api.name(i, name, sizeof name) == RSMI_STATUS_SUCCESS) g.name = name;
+    inv.gpus.push_back(std::move(g));
+  }
+  inv.available = true;
+  inv.message = "ROCm SMI: " + std::to_string(inv.gpus.size()) + " GPU(s)";
+  return inv;
+}
+
+void merge_rsmi(NodeTopology& topo, const RsmiInventory& rsmi) {
+  if (!rsmi.available) {
+    topo.notes.push_back(rsmi.message);
+    return;
+  }
+  std::vector<bool> joined(topo.gpus.size(), false);
+  for (const RsmiGpu& r : rsmi.gpus) {
+    bool found = false;
+    for (std::size_t i = 0; i < topo.gpus.size(); ++i) {
+      Gpu& g = topo.gpus[i];
+      if (g.bus_id != r.bus_id) continue;
+      g.unique_id = r.unique_id;
+      if (g.numa < 0) g.numa = r.numa;
+      joined[i] = found = true;
+    }
+    if (!found) topo.notes.push_back("ROCm SMI reports GPU " + r.bus_id + " that hwloc does not show");
+  }
+  for (std::size_t i = 0; i < topo.gpus.size(); ++i)
+    if (!joined[i]) topo.notes.push_back("hwloc GPU " + topo.gpus[i].bus_id + " is unknown to ROCm SMI");
+  topo.source += "+rsmi";
+}
+
+}  // namespace srt
