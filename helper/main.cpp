@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add_validate(app);
   add_nodes(app);
   add_schema(app);
+  add_topology(app);
   add_plan(app);
 
   try {
