@@ -11,6 +11,8 @@ packages=(
   # libraries core/ and helper/ use
   libyaml-cpp-dev libzmq3-dev cppzmq-dev libspdlog-dev libfmt-dev libhwloc-dev hwloc
   librocm-smi-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libcurl4-openssl-dev
+  # msgpack-c/cxx: srt-helper kv-watch decodes KV-event batches
+  libmsgpack-dev
   catch2 libssl-dev
   # stand-ins and test tools (Debian's python3, not any other python on PATH)
   python3 python3-yaml python3-aiohttp python3-zmq python3-msgpack
