@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317  # the phase functions are called through phase "$@"
+# The README's test command: installs what is missing, builds with warnings as errors, runs every
+# test (unit, stand-ins, the real Slurm lab cluster, packaging), then the unit tests again under
+# ASan+UBSan, and prints ctest's summary and a time per phase.
+#   scripts/test.sh [--quick]      --quick: skip the sanitizer build
+set -uo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${SRT_BUILD_DIR:-$src/build-ci}
+asan_build=${SRT_ASAN_BUILD_DIR:-$src/build-asan}
+jobs=${SRT_JOBS:-$(nproc)}
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+declare -a phase_names phase_secs phase_rcs
+failed=0
+phase() {  # phase NAME COMMAND...
+  local name=$1; shift
+  local t0 rc
+  t0=$(date +%s%N)
+  echo "=== $name"
+  "$@"; rc=$?
+  phase_names+=("$name"); phase_secs+=("$(( ($(date +%s%N) - t0) / 1000000 ))"); phase_rcs+=("$rc")
+  [ "$rc" -ne 0 ] && failed=1
+  return 0
+}
+
+configure_and_build() {  # DIR extra-cmake-args...
+  local dir=$1; shift
+  cmake -S "$src" -B "$dir" -DSRT_WERROR=ON "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
+  cmake --build "$dir" -j "$jobs" 2>&1 | grep -vE '^\[ *[0-9]+%\]|^(gmake|make)\[' || true
+  cmake --build "$dir" -j "$jobs" >/dev/null 2>&1
+}
+
+ctest_log=$(mktemp)
+trap 'rm -f "$ctest_log"' EXIT
+run_ctest() {  # DIR LABEL
+  (cd "$1" && ctest -L "$2" --output-on-failure --timeout 900) 2>&1 | tee -a "$ctest_log"
+  return "${PIPESTATUS[0]}"
+}
+
+mkdir -p "$build"
+phase deps bash "$src/scripts/install-deps.sh"
+phase build configure_and_build "$build"
+for label in unit standins kv packaging cluster; do
+  phase "ctest $label" run_ctest "$build" "$label"
+done
+if [ "$quick" = 0 ]; then
+  mkdir -p "$asan_build"
+  phase "build asan+ubsan" configure_and_build "$asan_build" -DSRT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  phase "ctest unit (asan+ubsan)" run_ctest "$asan_build" unit
+fi
+
+echo
+echo "=== summary"
+printf '%-28s %10s  %s\n' phase seconds result
+total_ms=0
+for i in "${!phase_names[@]}"; do
+  r=ok; [ "${phase_rcs[$i]}" -ne 0 ] && r="FAILED (rc ${phase_rcs[$i]})"
+  ms=${phase_secs[$i]}
+  printf '%-28s %6d.%01d  %s\n' "${phase_names[$i]}" $((ms / 1000)) $((ms % 1000 / 100)) "$r"
+  total_ms=$((total_ms + ms))
+done
+printf '%-28s %6d.%01d\n' total $((total_ms / 1000)) $((total_ms % 1000 / 100))
+# One closing line over every ctest run, in the plain form CI reads.
+passed=0; fails=0
+while read -r _ f t; do
+  passed=$((passed + t - f)); fails=$((fails + f))
+done < <(sed -nE 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/x \1 \2/p' "$ctest_log")
+[ "$failed" -ne 0 ] && [ "$fails" -eq 0 ] && fails=1  # a phase failed outside ctest (deps, build)
+echo "tests: $passed passed, $fails failed"
+exit "$failed"
