@@ -1,0 +1,132 @@
+// Benchmark results people can look at: the points of a sweep (one benchmark_serving.py result
+// file per concurrency), the per-GPU and per-user figures InferenceX publishes, a text table and
+// the throughput-vs-interactivity picture.
+//
+// Inputs, as a job leaves them (reference/srt-slurm.md §2.9):
+//   <run>/fixed-seq/<name>-c<N>.json   benchmark_serving.py --save-result, one per concurrency
+//   <run>/plan.json                    the Plan (srt-helper launch): worker processes and GPUs
+//   <run>/status.json                  optional: "concurrencies" expected, "benchmark_exit_codes"
+//
+// Figures follow InferenceX's utils/process_result.py: interactivity = 1000 / TPOT ms (tokens
+// per second per user; computed only when TPOT > 0), tput_per_gpu = total token throughput /
+// total GPUs, output_tput_per_gpu = output throughput / decode GPUs, input_tput_per_gpu =
+// (total - output) throughput / prefill GPUs (agg: both are the total).
+#pragma once
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "srt/document.hpp"
+
+namespace srt::report {
+
+enum class PointState {
+  ok,       // a result file, and the run passes the validity gate
+  failed,   // a result file that fails it (see Point::failure)
+  missing,  // an expected concurrency without a result file
+};
+const char* to_string(PointState s);
+
+struct Latency {
+  double median_ms = 0;
+  double p99_ms = 0;
+};
+
+struct Point {
+  int concurrency = 0;
+  PointState state = PointState::missing;
+  std::string file;      // result file as found; empty when missing
+  std::string failure;   // why failed or missing, for people; empty when ok
+
+  long num_prompts = 0;
+  long completed = 0;
+  long failed_requests = 0;  // num_prompts - completed
+  long total_input_tokens = 0;
+  long total_output_tokens = 0;
+  double duration_s = 0;
+  double request_throughput = 0;      // requests/s
+  double output_throughput = 0;       // output tok/s
+  double total_token_throughput = 0;  // (input + output) tok/s
+
+  double output_per_gpu = 0;          // output tok/s / total GPUs
+  double total_per_gpu = 0;           // total tok/s / total GPUs (InferenceX tput_per_gpu)
+  double output_per_decode_gpu = 0;   // InferenceX output_tput_per_gpu
+  double input_per_prefill_gpu = 0;   // InferenceX input_tput_per_gpu
+  double interactivity = 0;           // tok/s/user = 1000 / median TPOT ms; 0 when TPOT is 0
+
+  Latency ttft, tpot, itl, e2el;
+
+  // A point with figures worth drawing: some output, a measurable TPOT.
+  bool plottable() const { return state != PointState::missing && interactivity > 0 && total_per_gpu > 0; }
+};
+
+struct GpuCount {
+  int total = 0;
+  int prefill = 0;  // 0 for an aggregated run
+  int decode = 0;
+  int agg = 0;
+  std::string source;  // "plan.json" or "--gpus"
+  bool disagg() const { return prefill > 0 && decode > 0; }
+};
+
+struct Run {
+  std::string name;          // <name> of <name>-c<N>.json
+  std::string dir;           // the run directory as given
+  std::string job_id;        // plan.json job_id, else the run directory's name
+  std::string state;         // status.json "state" when recorded
+  std::string model;         // model_id of the first result file
+  GpuCount gpus;
+  std::string expected_source;  // "status.json" or "result files"
+  std::vector<Point> points;    // ascending concurrency; failed and missing ones included
+
+  std::string label() const;    // "<name> (job <id>)", the picture's legend
+  int count(PointState s) const;
+};
+
+struct LoadOptions {
+  int gpus = 0;  // --gpus: used when the run has no plan.json; 0 = none given
+};
+
+// Every run in `dir`: one per result name found (normally one). `dir` is a job's results
+// directory (<root>/<jobid>, holding fixed-seq/) or the fixed-seq directory itself.
+// Throws srt::Error naming the file for malformed JSON, wrong types, no results, no GPU count.
+std::vector<Run> load_runs(const std::filesystem::path& dir, const LoadOptions& options = {});
+
+// One benchmark_serving.py result document -> a point (state ok or failed). `file` names it in
+// errors. `exit_code` is the benchmark's exit status when recorded.
+Point point_from_result(const Json& result, const std::string& file, int concurrency, const GpuCount& gpus,
+                        std::optional<int> exit_code = std::nullopt);
+
+// GPUs of the worker processes (prefill/decode/agg) of a Plan JSON document.
+GpuCount gpus_from_plan(const Json& plan, const std::string& file);
+
+// The run as a text table (header lines + one row per point, failed and missing ones marked):
+// what `srt-helper report` prints and what `srt-helper run` prints at the end of a sweep.
+std::string render_table(const Run& run);
+
+// The runs as JSON (the --json contract).
+Json runs_to_json(const std::vector<Run>& runs);
+
+struct PictureOptions {
+  std::string python = "/usr/bin/python3";  // Debian's, which has python3-matplotlib
+  std::string y_metric = "total";           // "total" (tput_per_gpu) or "output" (output tok/s/GPU)
+  std::string title;                        // default: "Throughput per GPU vs interactivity"
+};
+
+struct Pictures {
+  std::filesystem::path png, svg;
+};
+
+// Writes throughput_vs_interactivity.png and .svg into `out_dir` (created if needed): one line
+// per run, one marker per plottable point labelled cN; failed points drawn apart, and points
+// that cannot be drawn (missing, nothing completed) listed under the chart.
+// Throws srt::Error when the plotter cannot run or fails, with its own message.
+Pictures write_pictures(const std::vector<Run>& runs, const std::filesystem::path& out_dir,
+                        const PictureOptions& options = {});
+
+// The JSON document the plotting script reads (exposed for tests).
+Json plot_input(const std::vector<Run>& runs, const std::filesystem::path& out_dir, const PictureOptions& options);
+
+}  // namespace srt::report

@@ -1,0 +1,207 @@
+// A run directory -> runs: find the result files (InferenceX's `-c([0-9]+)\.json` rule), the GPU
+// count (plan.json, else --gpus) and the expected concurrencies (status.json, else what is found),
+// so a point the sweep never wrote shows up as missing instead of silently vanishing.
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <system_error>
+
+#include "fields.hpp"
+#include "srt/error.hpp"
+#include "srt/report.hpp"
+
+namespace srt::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Layout {
+  fs::path run_dir;      // holds plan.json and status.json
+  fs::path results_dir;  // holds <name>-c<N>.json
+};
+
+Layout locate(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    Diagnostic d;
+    d.file = dir.string();
+    d.message = "not a directory";
+    d.hint = "pass a job's results directory (<root>/<jobid>, holding fixed-seq/) or its fixed-seq/";
+    throw Error(std::move(d));
+  }
+  if (fs::is_directory(dir / "fixed-seq", ec)) return {dir, dir / "fixed-seq"};
+  // Given fixed-seq/ itself: plan.json and status.json sit one level up.
+  if (dir.filename() == "fixed-seq" && !fs::exists(dir / "plan.json", ec)) return {dir.parent_path(), dir};
+  return {dir, dir};
+}
+
+struct Status {
+  std::vector<int> concurrencies;
+  std::map<int, int> exit_codes;
+  std::string state;
+  bool present = false;
+};
+
+Status read_status(const fs::path& path) {
+  Status s;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return s;
+  const std::string file = path.string();
+  const Json j = detail::read_json_file(file);
+  if (!j.is_object()) detail::bad_field(file, "", "expected a JSON object, got " + detail::json_type(j));
+  s.present = true;
+  if (auto it = j.find("state"); it != j.end() && it->is_string()) s.state = it->get<std::string>();
+  if (auto it = j.find("concurrencies"); it != j.end() && !it->is_null()) {
+    if (!it->is_array()) detail::bad_field(file, "concurrencies", "expected a list of positive integers, got " + it->dump());
+    for (const auto& c : *it) {
+      if (!c.is_number_integer() || c.get<long long>() <= 0)
+        detail::bad_field(file, "concurrencies", "expected positive integers, got " + c.dump());
+      s.concurrencies.push_back(c.get<int>());
+    }
+  }
+  if (auto it = j.find("benchmark_exit_codes"); it != j.end() && !it->is_null()) {
+    if (!it->is_object())
+      detail::bad_field(file, "benchmark_exit_codes", "expected an object {\"<concurrency>\": status}, got " + it->dump());
+    for (const auto& [k, v] : it->items()) {
+      const std::string key = "benchmark_exit_codes." + k;
+      if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 9)
+        detail::bad_field(file, key, "the key must be a concurrency (a positive integer)");
+      if (!v.is_number_integer()) detail::bad_field(file, key, "expected an integer exit status, got " + v.dump());
+      s.exit_codes[std::stoi(k)] = v.get<int>();
+    }
+  }
+  return s;
+}
+
+struct Found {
+  int concurrency;
+  fs::path file;
+};
+
+// <name> -> its result files, by the regex InferenceX's launcher uses to read N from a name.
+std::map<std::string, std::vector<Found>> find_results(const fs::path& results_dir) {
+  static const std::regex result_name(R"((.*)-c([0-9]+)\.json)");
+  std::map<std::string, std::vector<Found>> by_name;
+  std::error_code ec;
+  for (fs::directory_iterator it(results_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string leaf = it->path().filename().string();
+    std::smatch m;
+    if (!std::regex_match(leaf, m, result_name) || m[2].length() > 9) continue;
+    if (!it->is_regular_file(ec)) continue;
+    by_name[m[1].str()].push_back({std::stoi(m[2].str()), it->path()});
+  }
+  if (ec) {
+    Diagnostic d;
+    d.file = results_dir.string();
+    d.message = "cannot list: " + ec.message();
+    throw Error(std::move(d));
+  }
+  for (auto& [name, files] : by_name) {
+    std::sort(files.begin(), files.end(), [](const Found& a, const Found& b) { return a.concurrency < b.concurrency; });
+    for (std::size_t i = 1; i < files.size(); ++i)
+      if (files[i].concurrency == files[i - 1].concurrency) {
+        Diagnostic d;
+        d.file = files[i].file.string();
+        d.message = "a second result for c" + std::to_string(files[i].concurrency) + " (also " +
+                    files[i - 1].file.filename().string() + ")";
+        d.hint = "keep one result file per concurrency";
+        throw Error(std::move(d));
+      }
+  }
+  return by_name;
+}
+
+GpuCount gpu_count(const fs::path& run_dir, const LoadOptions& options) {
+  std::error_code ec;
+  const fs::path plan = run_dir / "plan.json";
+  if (fs::exists(plan, ec)) {
+    GpuCount g = gpus_from_plan(detail::read_json_file(plan.string()), plan.string());
+    if (options.gpus > 0 && options.gpus != g.total)
+      g.source += " (--gpus " + std::to_string(options.gpus) + " ignored: the recorded Plan wins)";
+    return g;
+  }
+  if (options.gpus > 0) {
+    GpuCount g;
+    g.total = options.gpus;
+    g.source = "--gpus";
+    return g;
+  }
+  Diagnostic d;
+  d.file = run_dir.string();
+  d.message = "no plan.json, so the GPU count of the run is unknown";
+  d.hint = "pass --gpus N (the GPUs of all prefill, decode and agg workers)";
+  throw Error(std::move(d));
+}
+
+std::string job_id_of(const fs::path& run_dir) {
+  std::error_code ec;
+  const fs::path plan = run_dir / "plan.json";
+  if (fs::exists(plan, ec)) {
+    const Json j = detail::read_json_file(plan.string());
+    if (auto it = j.find("job_id"); it != j.end() && it->is_number_integer() && it->get<long long>() > 0)
+      return std::to_string(it->get<long long>());
+  }
+  fs::path p = run_dir;
+  if (p.filename().empty()) p = p.parent_path();  // "results/4101/"
+  return p.filename().string();
+}
+
+}  // namespace
+
+std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
+  const Layout where = locate(dir);
+  const Status status = read_status(where.run_dir / "status.json");
+  auto by_name = find_results(where.results_dir);
+  if (by_name.empty()) {
+    if (status.concurrencies.empty()) {
+      Diagnostic d;
+      d.file = where.results_dir.string();
+      d.message = "no benchmark results (<name>-c<N>.json)";
+      d.hint = "pass a job's results directory (<root>/<jobid>, holding fixed-seq/) or its fixed-seq/";
+      throw Error(std::move(d));
+    }
+    by_name[""];  // the sweep wrote nothing: every expected point is missing, and says so
+  }
+  const GpuCount gpus = gpu_count(where.run_dir, options);
+  const std::string job_id = job_id_of(where.run_dir);
+
+  std::vector<Run> runs;
+  for (const auto& [name, files] : by_name) {
+    Run run;
+    run.name = name.empty() ? "job " + job_id : name;
+    run.dir = dir.string();
+    run.job_id = job_id;
+    run.state = status.state;
+    run.gpus = gpus;
+    run.expected_source = status.concurrencies.empty() ? "result files" : "status.json";
+    std::set<int> expected(status.concurrencies.begin(), status.concurrencies.end());
+    for (const auto& f : files) expected.insert(f.concurrency);
+    for (int c : expected) {
+      auto found = std::find_if(files.begin(), files.end(), [c](const Found& f) { return f.concurrency == c; });
+      if (found == files.end()) {
+        Point p;
+        p.concurrency = c;
+        p.state = PointState::missing;
+        const std::string leaf = (name.empty() ? std::string("<name>") : name) + "-c" + std::to_string(c) + ".json";
+        p.failure = "no result file " + (where.results_dir / leaf).string();
+        run.points.push_back(std::move(p));
+        continue;
+      }
+      const std::string file = found->file.string();
+      std::optional<int> exit_code;
+      if (auto e = status.exit_codes.find(c); e != status.exit_codes.end()) exit_code = e->second;
+      const Json result = detail::read_json_file(file);
+      Point p = point_from_result(result, file, c, gpus, exit_code);
+      if (auto m = result.find("model_id"); run.model.empty() && m != result.end() && m->is_string())
+        run.model = m->get<std::string>();
+      run.points.push_back(std::move(p));
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+}  // namespace srt::report
