@@ -41,7 +41,8 @@ class Composer : public YAML::EventHandler {
 
   NodePtr root;
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  Mark start;  // where the document begins (a second document is refused there)
+  void OnDocumentStart(const YAML::Mark& mark) override { start = to_mark(mark); }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto n = std::make_shared<Node>();
@@ -65,6 +66,10 @@ class Composer : public YAML::EventHandler {
     if (plain && value == "<<") {
       n->merge_key = true;
       n->value = value;
+    } else if (plain && value == "=") {
+      // PyYAML resolves a plain `=` to its "value" tag: text as a key, refused as a value.
+      n->value = value;
+      n->error = "could not determine a constructor for the tag 'tag:yaml.org,2002:value'";
     } else if (auto v = yaml_detail::resolve_tagged(tag, value, plain, n->error)) {
       n->value = std::move(*v);
     }
@@ -182,7 +187,7 @@ class Builder {
 
   std::string key_text(const Node& key, const std::string& path) {
     if (key.kind != Node::Kind::scalar) error(key.mark, path, "a mapping key must be a plain value, not a list or mapping");
-    if (!key.error.empty()) error(key.mark, path, key.error);
+    if (!key.error.empty() && key.value != Json("=")) error(key.mark, path, key.error);
     // srtctl sees non-string keys (1, true) through str(): keep that spelling.
     return key.value.is_string() ? key.value.get<std::string>() : python_str(key.value);
   }
@@ -301,6 +306,7 @@ Document parse_yaml(const std::string& raw, const std::string& name, const ReadO
       if (parser.HandleNextDocument(second)) {
         Diagnostic d;
         d.file = name;
+        d.mark = second.start;
         d.message = "expected a single document, found more than one (---)";
         d.hint = "keep one recipe per file";
         throw Error(std::move(d));
@@ -314,6 +320,7 @@ Document parse_yaml(const std::string& raw, const std::string& name, const ReadO
     throw Error(std::move(d));
   }
   if (composer.root) {
+    doc.marks[""] = composer.root->mark;
     Builder builder(doc, opts);
     doc.root = builder.build(*composer.root, "", 0);
   }

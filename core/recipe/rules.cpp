@@ -26,9 +26,9 @@ class Rules {
       : r_(r), doc_(r.source), gpn_(gpn), issues_(issues), unsupported_(unsupported) {}
 
   void run() {
+    atom();  // before layout(): its "fit on one node" says more than the generic fit message
     layout();
     router_pairing();
-    atom();
     atomesh();
     benchmark();
     misc();

@@ -1,0 +1,51 @@
+#!/bin/bash
+# srt-helper validate/nodes/schema from the outside: exit codes 0 (valid), 1 (invalid), 2 (usage).
+set -uo pipefail
+helper=$1 src=$2
+profile="$src/etc/srt/cluster.yaml"
+r1="$src/recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
+r2="$src/recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml"
+bad="$src/tests/fixtures/recipes/bad"
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+expect() {  # expect CODE PATTERN -- ARGS...: exit code and a grep -E pattern on stdout+stderr
+  local code=$1 pattern=$2
+  shift 3
+  "$helper" "$@" >"$tmp/out" 2>&1
+  local rc=$?
+  if [ "$rc" != "$code" ] || ! grep -Eq -- "$pattern" "$tmp/out"; then
+    echo "FAIL (rc=$rc, want $code, pattern '$pattern'): srt-helper $*"
+    sed 's/^/    /' "$tmp/out"
+    failures=$((failures + 1))
+  else
+    echo "ok   srt-helper $*"
+  fi
+}
+
+expect 0 "disagg-1p1d-tp8-8k1k.yaml: ok \(2 nodes\)" -- validate --profile "$profile" "$r1"
+expect 0 "disagg-2p1d-dpa-tp8-8k1k.yaml: ok \(3 nodes\)" -- validate --profile "$profile" "$r1" "$r2"
+expect 1 "backend.atom_config.prefill.tp: ATOM config cannot override" -- validate --profile "$profile" "$bad/reserved-tp.yaml"
+expect 1 "reserved-tp.yaml: invalid" -- validate --profile "$profile" "$r1" "$bad/reserved-tp.yaml"
+expect 1 "is a FIFO|is a directory" -- validate --profile "$profile" "$src/recipes"
+expect 1 "cannot open" -- validate --profile "$profile" "$tmp/missing.yaml"
+expect 2 "RECIPE is required|required" -- validate
+expect 2 "nope" -- validate --nope "$r1"
+expect 2 "cluster profile" -- validate --profile "$tmp/missing-profile.yaml" "$r1"
+expect 0 "ok \(2 nodes\)" -- validate --profile "$profile" --set resources.prefill_workers=1 "$r1"
+expect 1 "--set frontend.type=dynamo: .*frontend.type|backend.type: atom requires" -- validate --profile "$profile" --set frontend.type=dynamo "$r1"
+expect 0 "srt-spank cannot launch them yet: .*sweep" -- validate --profile "$profile" "$src/tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml"
+expect 0 "^3$" -- nodes --profile "$profile" "$r2"
+expect 0 "^2$" -- nodes --profile "$profile" "$r1"
+expect 1 "unknown key" -- nodes --profile "$profile" "$bad/unknown-top-typo.yaml"
+expect 0 "2020-12" -- schema
+
+"$helper" schema | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); assert "backend" in s["properties"]' \
+  || { echo "FAIL: schema is not JSON with backend"; failures=$((failures + 1)); }
+
+SRTSLURM_CONFIG="$profile" "$helper" validate "$r2" | grep -q "ok (3 nodes)" \
+  || { echo "FAIL: SRTSLURM_CONFIG not used"; failures=$((failures + 1)); }
+
+echo "$failures failure(s)"
+[ "$failures" = 0 ]

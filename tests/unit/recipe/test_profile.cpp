@@ -1,0 +1,91 @@
+// The cluster profile: the shipped MI355X one, unknown keys, the AMD keys of both generations.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "srt/digest.hpp"
+#include "srt/profile.hpp"
+
+namespace {
+
+const std::string kProfile = std::string(SRT_SOURCE_DIR) + "/etc/srt/cluster.yaml";
+
+srt::Profile from_text(const std::string& text) { return srt::profile_from_document(srt::parse_yaml(text, "p.yaml")); }
+
+std::string error_of(const std::string& text) {
+  try {
+    from_text(text);
+  } catch (const srt::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the shipped MI355X profile", "[profile]") {
+  auto p = srt::load_profile_file(kProfile);
+  CHECK(p.gpus_per_node == 8);
+  CHECK(p.visible_devices_env == "ROCR_VISIBLE_DEVICES");
+  CHECK(p.gpu_sbatch_directive == "gres");
+  CHECK(p.container_runtime == srt::ContainerRuntime::pyxis);
+  CHECK(p.frontend_port == 8000);
+  CHECK(p.results_root == "/results");
+  REQUIRE(p.default_health_check);
+  CHECK(p.default_health_check->max_attempts == 720);
+  std::vector<std::string> containers;
+  for (const auto& [host, container] : p.default_mounts) containers.push_back(container);
+  CHECK(containers == std::vector<std::string>{"/dev/kfd", "/dev/dri", "/hf_hub_cache", "/infmax-workspace", "/results"});
+  std::ifstream in(kProfile, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  CHECK(p.digest == srt::sha256_hex(bytes.str()));
+  CHECK(p.digest.size() == 64);
+  CHECK(p.ignored_keys.empty());
+  CHECK(p.source.warnings.empty());
+}
+
+TEST_CASE("unknown profile keys are errors, with a suggestion", "[profile]") {
+  CHECK_THAT(error_of("default_partiton: gpu\n"), Catch::Contains("p.yaml:1:1: default_partiton: unknown key 'default_partiton'; did you mean 'default_partition'?"));
+  CHECK_THAT(error_of("gpus_per_node: eight\n"), Catch::Contains("expected a whole number"));
+  CHECK_THAT(error_of("gpu_sbatch_directive: gpus\n"), Catch::Contains("not one of"));
+  CHECK_THAT(error_of("accelerator_vendor: intel\n"), Catch::Contains("not one of: nvidia, amd"));
+}
+
+TEST_CASE("AMD keys of both srtslurm.yaml generations", "[profile]") {
+  CHECK(from_text("accelerator_vendor: nvidia\n").visible_devices_env == "CUDA_VISIBLE_DEVICES");
+  CHECK(from_text("accelerator_vendor: amd\n").visible_devices_env == "ROCR_VISIBLE_DEVICES");
+  CHECK_THAT(error_of("accelerator_vendor: amd\nvisible_devices_env: CUDA_VISIBLE_DEVICES\n"), Catch::Contains("contradicts"));
+  CHECK(from_text("use_gpus_per_node_directive: false\n").gpu_sbatch_directive == "none");
+  CHECK(from_text("use_gpus_per_node_directive: true\n").gpu_sbatch_directive == "gpus-per-node");
+  CHECK_THAT(error_of("use_gpus_per_node_directive: true\ngpu_sbatch_directive: gres\n"), Catch::Contains("contradicts"));
+  auto p = from_text("srtctl_root: /opt/srtctl\nruntime_config_transport: embedded\n");
+  CHECK(p.ignored_keys == std::vector<std::string>{"srtctl_root"});
+}
+
+TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
+  CHECK_THAT(error_of("port_range_begin: 30000\nport_range_end: 20000\n"), Catch::Contains("above port_range_end"));
+  CHECK_THAT(error_of("frontend_port: 20001\n"), Catch::Contains("inside the allocator's port range"));
+  CHECK_THAT(error_of("frontend_port: 70000\n"), Catch::Contains("at most 65535"));
+  CHECK_THAT(error_of("engine_command: []\n"), Catch::Contains("engine_command: is empty"));
+  auto p = from_text("container_runtime: none\nnode_sharing: shared\nengine_command: [/lab/atom-standin]\n"
+                     "node_addresses: {n1: 10.0.0.1}\nmooncake_gid_index: 3\n");
+  CHECK(p.container_runtime == srt::ContainerRuntime::none);
+  CHECK(p.node_sharing == srt::NodeSharing::shared);
+  CHECK(p.engine_command == std::vector<std::string>{"/lab/atom-standin"});
+  CHECK(p.node_addresses.at("n1") == "10.0.0.1");
+  CHECK(p.mooncake_gid_index == 3);
+}
+
+TEST_CASE("find_profile_path: explicit, then $SRTSLURM_CONFIG, then the default if it exists", "[profile]") {
+  ::unsetenv("SRTSLURM_CONFIG");
+  CHECK(srt::find_profile_path("/x.yaml", kProfile) == "/x.yaml");
+  CHECK(srt::find_profile_path("", kProfile) == kProfile);
+  CHECK(srt::find_profile_path("", "/nonexistent/cluster.yaml").empty());
+  ::setenv("SRTSLURM_CONFIG", "/env.yaml", 1);
+  CHECK(srt::find_profile_path("", kProfile) == "/env.yaml");
+  CHECK(srt::find_profile_path("/x.yaml", kProfile) == "/x.yaml");
+  ::unsetenv("SRTSLURM_CONFIG");
+}

@@ -1,0 +1,143 @@
+// The shipped recipes, the good fixtures and the bad fixtures (each bad file names the key path,
+// line and text its error must have in its first three comment lines).
+#include <catch2/catch.hpp>
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "srt/plan.hpp"
+#include "srt/profile.hpp"
+#include "srt/recipe.hpp"
+
+namespace {
+
+const std::string kSrc = SRT_SOURCE_DIR;
+const std::string kRecipes = kSrc + "/recipes/atom/deepseek-v4/mi355x/";
+
+std::vector<std::string> yaml_files(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string n = e->d_name;
+      if (n.size() > 5 && n.compare(n.size() - 5, 5, ".yaml") == 0) out.push_back(dir + "/" + n);
+    }
+    ::closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+srt::RecipeOptions with_gpus(int gpn) {
+  srt::RecipeOptions o;
+  o.default_gpus_per_node = gpn;
+  return o;
+}
+
+std::string env_value(const srt::EnvList& env, const std::string& key) {
+  for (const auto& [k, v] : env)
+    if (k == key) return v;
+  return "<unset>";
+}
+
+}  // namespace
+
+TEST_CASE("the shipped 1P1D recipe loads to the expected model", "[recipe]") {
+  auto r = srt::load_recipe_file(kRecipes + "disagg-1p1d-tp8-8k1k.yaml", with_gpus(8));
+  CHECK(r.name == "mi355x-atom-dsv4-disagg-1p1d-tp8-8k1k");
+  CHECK(r.model.path == "hf:deepseek-ai/DeepSeek-V4-Pro");
+  CHECK(r.model.container == "rocm/atom-dev:nightly_202608251555");
+  CHECK(r.identity.container_image == r.model.container);
+  REQUIRE(r.identity.frameworks.size() == 1);
+  CHECK(r.identity.frameworks[0].second == "4e0848dcdf94f3d4be0c1e3ce51db99bc93f8b8c");
+  CHECK(r.resources.prefill_nodes == 1);
+  CHECK(r.resources.decode_nodes == 1);
+  CHECK(r.resources.gpus_per_worker(srt::WorkerMode::prefill, 8) == 8);
+  CHECK(r.backend.type == "atom");
+  CHECK(r.backend.connector == "mooncake");
+  CHECK(r.backend.mooncake_protocol == "tcp");
+  CHECK_FALSE(r.backend.enable_kv_events);
+  CHECK(r.backend.prefill_config["gpu-memory-utilization"] == srt::Json(0.84));
+  CHECK(r.backend.decode_config["max-num-seqs"] == srt::Json(128));
+  CHECK(env_value(r.backend.decode_environment, "ATOM_MOE_GU_ITLV") == "1");  // through the &env anchor
+  CHECK(r.frontend.type == "atomesh");
+  CHECK_FALSE(r.frontend.enable_multiple_frontends);
+  CHECK(r.benchmark.type == "custom");
+  CHECK(r.benchmark.command.find("for c in 4 8 16 32 64 128") != std::string::npos);
+  CHECK(r.benchmark.command.find("${SRT_FRONTEND_HOST}:${SRT_FRONTEND_PORT}") != std::string::npos);
+  REQUIRE(r.health_check);
+  CHECK(r.health_check->max_attempts == 720);
+  CHECK(r.health_check->interval_seconds == 5);
+  CHECK(env_value(r.srun_options, "container-writable").empty());
+  CHECK(r.unsupported_keys.empty());
+  CHECK(r.source.warnings.empty());
+}
+
+TEST_CASE("the shipped 2P1D recipe: DP attention, 3 nodes, its own grid", "[recipe]") {
+  auto profile = srt::load_profile_file(kSrc + "/etc/srt/cluster.yaml");
+  auto r = srt::load_recipe_file(kRecipes + "disagg-2p1d-dpa-tp8-8k1k.yaml", with_gpus(profile.gpus_per_node));
+  CHECK(srt::node_demand(r, profile) == 3);
+  CHECK(r.backend.decode_config["enable-dp-attention"] == srt::Json(true));
+  CHECK(r.backend.decode_config["max-num-seqs"] == srt::Json(2048));
+  CHECK(env_value(r.backend.prefill_environment, "GPU_MAX_HW_QUEUES") == "5");
+  CHECK(r.benchmark.command.find("for c in 256 512 768 1024 2048") != std::string::npos);
+  CHECK(r.unsupported_keys.empty());
+  auto r1 = srt::load_recipe_file(kRecipes + "disagg-1p1d-tp8-8k1k.yaml", with_gpus(8));
+  CHECK(srt::node_demand(r1, profile) == 2);
+}
+
+TEST_CASE("good fixtures load", "[recipe]") {
+  const auto files = yaml_files(kSrc + "/tests/fixtures/recipes/good");
+  REQUIRE(files.size() >= 4);
+  for (const auto& f : files) {
+    INFO(f);
+    CHECK_NOTHROW(srt::load_recipe_file(f, with_gpus(8)));
+  }
+  auto shared = srt::load_recipe_file(kSrc + "/tests/fixtures/recipes/good/atom-shared-decode-anchors.yaml", with_gpus(8));
+  CHECK(shared.resources.decode_nodes_given);
+  CHECK(shared.resources.gpus_per_worker(srt::WorkerMode::decode, 8) == 4);  // inherits prefill's
+  // PyYAML order: the last merged mapping first, the first one winning.
+  CHECK(shared.backend.decode_config.dump() == R"({"block-size":16,"enforce-eager":true,"kv_cache_dtype":"fp8","max-num-seqs":32})");
+  CHECK(env_value(shared.backend.decode_environment, "OMP_NUM_THREADS") == "2");
+  CHECK(shared.health_check->interval_seconds == 10);  // srtctl's dataclass default
+  auto agg = srt::load_recipe_file(kSrc + "/tests/fixtures/recipes/good/agg-direct.yaml", with_gpus(8));
+  CHECK(env_value(agg.environment, "A") == "1");
+  CHECK(env_value(agg.environment, "B") == "0.5");
+  CHECK(env_value(agg.srun_options, "container-writable").empty());
+  CHECK(env_value(agg.srun_options, "mem") == "0");
+  CHECK(agg.identity.frameworks[0].second == "0.1");
+  CHECK(agg.benchmark.concurrencies == std::vector<int>{1, 2});
+  CHECK(agg.extra_mount == std::vector<std::string>{"/a:/b:ro"});
+}
+
+TEST_CASE("every bad fixture fails with its key path, line and message", "[recipe]") {
+  const auto files = yaml_files(kSrc + "/tests/fixtures/recipes/bad");
+  REQUIRE(files.size() >= 50);
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::string l1, l2, l3;
+    std::getline(in, l1);
+    std::getline(in, l2);
+    std::getline(in, l3);
+    const std::string want_path = l1.substr(std::string("# expect-path: ").size());
+    const int want_line = std::stoi(l2.substr(std::string("# expect-line: ").size()));
+    const std::string want_text = l3.substr(std::string("# expect-text: ").size());
+    INFO(f << "\n  want " << want_path << " @" << want_line << " ~ " << want_text);
+    try {
+      srt::load_recipe_file(f, with_gpus(8));
+      FAIL_CHECK("accepted");
+    } catch (const srt::Error& e) {
+      INFO("got:\n" << e.what());
+      bool found = false;
+      for (const auto& d : e.diagnostics()) {
+        if (!want_path.empty() && d.key_path != want_path) continue;
+        if (want_line != 0 && d.mark.line != want_line) continue;
+        if (d.str().find(want_text) == std::string::npos) continue;
+        CHECK(d.file == f);
+        found = true;
+      }
+      CHECK(found);
+    }
+  }
+}
