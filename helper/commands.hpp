@@ -13,5 +13,7 @@ void add_nodes(CLI::App& app);
 void add_schema(CLI::App& app);
 void add_plan(CLI::App& app);
 void add_topology(CLI::App& app);
+void add_kv_relay(CLI::App& app);
+void add_kv_watch(CLI::App& app);
 
 }  // namespace srt::helper

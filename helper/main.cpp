@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   add_schema(app);
   add_topology(app);
   add_plan(app);
+  add_kv_relay(app);
+  add_kv_watch(app);
 
   try {
     app.parse(argc, argv);
