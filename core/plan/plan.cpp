@@ -33,24 +33,36 @@ KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, c
   std::string capability = capability_in == "auto" || capability_in.empty() ? p.kv_events_capability
                                                                              : capability_in;
   int max_cores = 1;
+  std::string widest;  // the worker with the most ranks, named in the error
   for (const auto& e : endpoints) {
     const WorkerShape s = worker_shape(r.backend.config(e.mode), int(e.gpus.size()));
-    max_cores = std::max(max_cores, s.engine_cores());
+    if (s.engine_cores() > max_cores) {
+      max_cores = s.engine_cores();
+      widest = std::string(to_string(e.mode)) + ":" + std::to_string(e.index);
+    }
   }
   // Until preflight has looked at the image, assume the engine offsets by rank; launch re-plans
   // with what preflight found before any worker starts.
   if (capability == "auto" || capability.empty() || capability == "offset") return KvMode::offset;
   if (capability == "connect") return KvMode::relay;
   if (max_cores == 1) return KvMode::offset;  // one rank per worker: nothing can collide
+  // Every EngineCore is a child of one server process with a copy of its config, so no
+  // per-rank environment can fix this (reference atom-mooncake-kvevents.md 0.2, 5.2 B).
+  const std::string image = !r.model.container.empty()          ? r.model.container
+                            : !r.identity.container_image.empty() ? r.identity.container_image
+                                                                  : "(no model.container given)";
   Diagnostic d;
   d.file = r.source.file;
   d.key_path = "backend.enable_kv_events";
   d.mark = r.source.mark_of(d.key_path);
-  d.message = "KV events with " + std::to_string(max_cores) +
-              " DP ranks per worker need an engine that offsets the endpoint by rank (ATOM PR #1316) "
-              "or ranks that connect to a relay; this " + r.backend.type + " image can do neither, so "
-              "every rank after the first would die with 'Address already in use'";
-  d.hint = "set backend.enable_kv_events: false, or use an image whose engine offsets KV-event ports";
+  d.message = "KV events are on, but " + widest + " runs " + std::to_string(max_cores) +
+              " DP ranks in one " + r.backend.type + " server and the engine in image " + image +
+              " (kv_events_capability: " + capability + ") lacks both a per-rank KV-event port offset "
+              "(ATOM PR #1316) and ranks that connect to a relay (Infera PR #121 hook); every rank "
+              "after the first would bind the same ATOM_KV_EVENTS_ENDPOINT and die with 'Address "
+              "already in use' after loading the model";
+  d.hint = "set backend.enable_kv_events: false; or use an image whose ATOM offsets KV-event ports "
+           "by rank (kv_events_capability: offset) or has Infera's connect hook (connect)";
   throw Error(d);
 }
 
