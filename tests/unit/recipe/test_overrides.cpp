@@ -30,7 +30,7 @@ std::string error_of(std::vector<std::string> set, std::vector<std::string> unse
 
 }  // namespace
 
-TEST_CASE("--set parses VALUE as YAML and creates missing mappings", "[overrides]") {
+TEST_CASE("set parses VALUE as YAML and creates missing mappings", "[overrides]") {
   auto r = load({"backend.atom_config.decode.max-num-seqs=64", "backend.enable_kv_events=on",
                  "benchmark.concurrencies=[1, 2]", "health_check.max_attempts=5", "name='007'"});
   CHECK(r.backend.decode_config["max-num-seqs"] == srt::Json(64));
@@ -41,14 +41,14 @@ TEST_CASE("--set parses VALUE as YAML and creates missing mappings", "[overrides
   CHECK(r.source.overrides.count("health_check.max_attempts") == 1);
 }
 
-TEST_CASE("--set [N] replaces or appends a list item", "[overrides]") {
+TEST_CASE("set with an index replaces or appends a list item", "[overrides]") {
   CHECK(load({"extra_mount[0]=/b:/b"}).extra_mount == std::vector<std::string>{"/b:/b"});
   CHECK(load({"extra_mount[1]=/c:/c"}).extra_mount == std::vector<std::string>{"/a:/a", "/c:/c"});
   CHECK_THAT(error_of({"extra_mount[5]=/c"}), Catch::Contains("--set extra_mount[5]=/c: index 5 is beyond"));
   CHECK_THAT(error_of({"name[0]=x"}), Catch::Contains("'name' is not a list"));
 }
 
-TEST_CASE("--unset removes a key; a missing one is a warning", "[overrides]") {
+TEST_CASE("unset removes a key and warns about a missing one", "[overrides]") {
   auto r = load({}, {"extra_mount", "nothing.here"});
   CHECK(r.extra_mount.empty());
   REQUIRE(r.source.warnings.size() == 1);

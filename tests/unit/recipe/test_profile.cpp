@@ -47,7 +47,7 @@ TEST_CASE("the shipped MI355X profile", "[profile]") {
   CHECK(p.source.warnings.empty());
 }
 
-TEST_CASE("unknown profile keys are errors, with a suggestion", "[profile]") {
+TEST_CASE("unknown profile keys are errors with a suggestion", "[profile]") {
   CHECK_THAT(error_of("default_partiton: gpu\n"), Catch::Contains("p.yaml:1:1: default_partiton: unknown key 'default_partiton'; did you mean 'default_partition'?"));
   CHECK_THAT(error_of("gpus_per_node: eight\n"), Catch::Contains("expected a whole number"));
   CHECK_THAT(error_of("gpu_sbatch_directive: gpus\n"), Catch::Contains("not one of"));
@@ -79,7 +79,7 @@ TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
   CHECK(p.mooncake_gid_index == 3);
 }
 
-TEST_CASE("find_profile_path: explicit, then $SRTSLURM_CONFIG, then the default if it exists", "[profile]") {
+TEST_CASE("find_profile_path order is explicit then SRTSLURM_CONFIG then the default if it exists", "[profile]") {
   ::unsetenv("SRTSLURM_CONFIG");
   CHECK(srt::find_profile_path("/x.yaml", kProfile) == "/x.yaml");
   CHECK(srt::find_profile_path("", kProfile) == kProfile);

@@ -74,7 +74,7 @@ TEST_CASE("the shipped 1P1D recipe loads to the expected model", "[recipe]") {
   CHECK(r.source.warnings.empty());
 }
 
-TEST_CASE("the shipped 2P1D recipe: DP attention, 3 nodes, its own grid", "[recipe]") {
+TEST_CASE("the shipped 2P1D recipe has DP attention and 3 nodes and its own grid", "[recipe]") {
   auto profile = srt::load_profile_file(kSrc + "/etc/srt/cluster.yaml");
   auto r = srt::load_recipe_file(kRecipes + "disagg-2p1d-dpa-tp8-8k1k.yaml", with_gpus(profile.gpus_per_node));
   CHECK(srt::node_demand(r, profile) == 3);
@@ -111,7 +111,7 @@ TEST_CASE("good fixtures load", "[recipe]") {
   CHECK(agg.extra_mount == std::vector<std::string>{"/a:/b:ro"});
 }
 
-TEST_CASE("every bad fixture fails with its key path, line and message", "[recipe]") {
+TEST_CASE("every bad fixture fails with its key path and line and message", "[recipe]") {
   const auto files = yaml_files(kSrc + "/tests/fixtures/recipes/bad");
   REQUIRE(files.size() >= 50);
   for (const auto& f : files) {

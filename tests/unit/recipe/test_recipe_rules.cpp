@@ -23,7 +23,7 @@ srt::Recipe load(const std::string& text, int gpn = 8) {
 
 }  // namespace
 
-TEST_CASE("every problem is reported, not just the first", "[recipe]") {
+TEST_CASE("every problem is reported and not just the first", "[recipe]") {
   try {
     load("name: 1\nmodel: {path: m}\nresources: {prefil_nodes: 1}\nbackend: {type: atom, connector: nixl}\n"
          "benchmark: {type: custom}\nslurm: {time_limit: 2:00:00}\n");
@@ -80,7 +80,7 @@ TEST_CASE("fit rules use the profile's gpus_per_node when the recipe has none", 
                     Catch::Contains("leave no GPU per worker"));
 }
 
-TEST_CASE("warnings: booleans in the environment, KV events nobody reads", "[recipe]") {
+TEST_CASE("warnings for booleans in the environment and KV events nobody reads", "[recipe]") {
   auto r = load(kBase + "environment: {FLAG: yes}\n");
   CHECK(r.environment[0].second == "True");
   REQUIRE(!r.source.warnings.empty());

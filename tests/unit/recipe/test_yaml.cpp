@@ -128,7 +128,7 @@ TEST_CASE("non-string keys keep srtctl's str() spelling", "[yaml]") {
   CHECK(doc.root.dump() == R"({"1":"a","True":"b","None":"c","2.5":"d"})");
 }
 
-TEST_CASE("documents: empty is null, two documents are refused, unknown tags are refused", "[yaml]") {
+TEST_CASE("documents - empty is null and two documents or unknown tags are refused", "[yaml]") {
   CHECK(srt::parse_yaml("# only a comment\n", "e").root.is_null());
   CHECK_THROWS_WITH(srt::parse_yaml("a: 1\n---\nb: 2\n", "t"), Catch::Contains("single document"));
   CHECK_THROWS_WITH(srt::parse_yaml("a: !!python/object:os.system x\n", "t"), Catch::Contains("constructor"));
