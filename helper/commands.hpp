@@ -13,7 +13,12 @@ void add_nodes(CLI::App& app);
 void add_schema(CLI::App& app);
 void add_plan(CLI::App& app);
 void add_topology(CLI::App& app);
+void add_report(CLI::App& app);
+void add_doctor(CLI::App& app);
+void add_launch(CLI::App& app);
 void add_kv_relay(CLI::App& app);
 void add_kv_watch(CLI::App& app);
+void add_submit(CLI::App& app);
+void add_run(CLI::App& app);
 
 }  // namespace srt::helper

@@ -21,8 +21,13 @@ int main(int argc, char** argv) {
   add_schema(app);
   add_topology(app);
   add_plan(app);
+  add_report(app);
+  add_doctor(app);
+  add_launch(app);
   add_kv_relay(app);
   add_kv_watch(app);
+  add_submit(app);
+  add_run(app);
 
   try {
     app.parse(argc, argv);

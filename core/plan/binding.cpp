@@ -42,8 +42,12 @@ void apply_binding(Process& w, const WorkerBinding& b, const std::string& host_i
     if (w.argv[i] != "--kv-transfer-config") continue;
     Json kv = Json::parse(w.argv[i + 1]);
     const std::string protocol = kv.value("protocol", std::string("rdma"));
-    if (protocol == "rdma" && !nics.empty()) kv["ib_device"] = join(nics);
+    if (protocol != "rdma" || nics.empty()) continue;
+    kv["ib_device"] = join(nics);
     w.argv[i + 1] = kv.dump();
+    // The same list through ATOM's fallback variable: the launcher renders argv on the head node,
+    // which cannot know this node's NICs, while this environment is set on the node itself.
+    set_env(w.env, "ATOM_MOONCAKE_IB_DEVICE", join(nics));
   }
 }
 

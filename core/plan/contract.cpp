@@ -44,6 +44,22 @@ StepEnvironment step_environment(const Plan& plan, int node_index, const std::st
   return out;
 }
 
+void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& grant, const Profile& profile) {
+  if (!env.worker || topo.gpus.empty()) return;
+  Process w = *env.worker;
+  for (int g : w.gpus)
+    if (g < 0 || g >= int(topo.gpus.size()))
+      fail(w.name + " uses GPU " + std::to_string(g) + " but this node has " + std::to_string(topo.gpus.size()) +
+               " GPUs (" + topo.partition_mode + " mode)",
+           "check resources.gpus_per_node against the node (srt-helper topology)");
+  const WorkerBinding b = bind_worker(topo, w.gpus, grant.cpus);
+  apply_binding(w, b, grant.host_ip, profile);
+  for (const auto& [k, v] : w.env) plan_detail::set_env(env.set, k, v);
+  const GpuVisibility vis = gpu_visibility_env(grant.visible_devices, w.gpus, profile.visible_devices_env, grant.node_gpus);
+  for (const auto& [k, v] : vis.variables()) plan_detail::set_env(env.set, k, v);
+  env.cpus = b.cpus;
+}
+
 std::string encode_snapshot(const Snapshot& s) {
   Json j = {{"v", 1}, {"recipe_path", s.recipe_path}, {"recipe", s.recipe_text}, {"profile_digest", s.profile_digest}};
   const std::string raw = j.dump();

@@ -22,6 +22,13 @@ std::string cpulist_union(const std::string& a, const std::string& b) {
   return to_list(x.get());
 }
 
+std::vector<int> cpulist_members(const std::string& list) {
+  auto set = parse_list(list, "CPU list");
+  std::vector<int> out;
+  for (int c = hwloc_bitmap_first(set.get()); c >= 0; c = hwloc_bitmap_next(set.get(), c)) out.push_back(c);
+  return out;
+}
+
 std::string cpulist_intersection(const std::string& a, const std::string& b) {
   auto x = parse_list(a, "CPU list");
   auto y = parse_list(b, "CPU list");

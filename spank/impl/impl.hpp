@@ -11,10 +11,11 @@ extern "C" {
 
 namespace srt::spank_impl {
 
-// plugstack.conf arguments: `profile=PATH impl=PATH cache_dir=DIR`.
+// plugstack.conf arguments: `profile=PATH impl=PATH cache_dir=DIR topology=XML`.
 struct PluginConfig {
   std::string profile_path;   // "" = the built-in default path, or the built-in profile
-  std::string cache_dir;
+  std::string cache_dir;      // "" = the profile's topology_cache_dir
+  std::string topology_xml;   // an hwloc XML to use instead of live discovery (labs, tests)
 };
 PluginConfig parse_config(const srt_loader_state& state);
 

@@ -2,6 +2,8 @@
 // it rebuilds the Plan from the snapshot and sets the step's environment. Nothing here may fail
 // user_init (a failure there drains the node): errors are kept and reported by task_init, which
 // fails the job with the reason on its stderr.
+#include <sched.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -17,13 +19,34 @@ extern "C" {
 #include "srt/contract.hpp"
 #include "srt/error.hpp"
 #include "srt/plan.hpp"
+#include "srt/topology.hpp"
 
 namespace srt::spank_impl {
 
 namespace {
 
-// Per slurmstepd process: what user_init found, for task_init to report.
+// Per slurmstepd process: what user_init found, for task_init to report and apply.
 std::string g_node_error;
+std::string g_worker_cpus;
+
+// This node's topology: the admin's XML, else the per-boot cache, else live discovery (cached).
+NodeTopology node_topology(const PluginConfig& config, const Profile& profile) {
+  TopologyOptions opts;
+  opts.xml_path = config.topology_xml;
+  opts.cache_dir = config.cache_dir.empty() ? profile.topology_cache_dir : config.cache_dir;
+  return load_topology(opts);
+}
+
+// The CPUs this task may use now (what Slurm's task plugin left), as a list string.
+std::string current_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
+  std::string out;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) out += (out.empty() ? "" : ",") + std::to_string(c);
+  return out;
+}
 
 std::string job_getenv(spank_t sp, const char* name) {
   std::vector<char> buf(4096);
@@ -78,7 +101,16 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
   in.recipe_path = snap.recipe_path;
   in.addresses = slurmapi::resolve_addresses(job_nodes, profile);
   const Plan plan = make_plan(recipe, profile, in);
-  const StepEnvironment env = step_environment(plan, node_index, state.step ? state.step : "");
+  StepEnvironment env = step_environment(plan, node_index, state.step ? state.step : "");
+  if (env.worker) {
+    NodeGrant grant;
+    grant.visible_devices = job_getenv(sp, profile.visible_devices_env.c_str());
+    grant.node_gpus = job_getenv(sp, "SLURM_STEP_GPUS");
+    if (grant.node_gpus.empty()) grant.node_gpus = job_getenv(sp, "SLURM_JOB_GPUS");
+    grant.host_ip = slurmapi::interface_address(profile.network_interface);
+    bind_step(env, node_topology(config, profile), grant, profile);
+    g_worker_cpus = env.cpus;
+  }
   for (const auto& [name, value] : env.set) {
     spank_err_t rc = spank_setenv(sp, name.c_str(), value.c_str(), 1);
     if (rc != ESPANK_SUCCESS) fail("cannot set " + name + ": " + spank_strerror(rc));
@@ -99,6 +131,21 @@ int node_user_init(spank_t sp, const srt_loader_state& state) {
 }
 
 int node_task_init(spank_t, const srt_loader_state&) {
+  if (g_node_error.empty() && !g_worker_cpus.empty()) {
+    // The worker's cores (its GPUs' local cores), never wider than what Slurm granted this task:
+    // task_init runs after the task plugin bound the task, so intersect with that.
+    const std::string cpus = cpulist_intersection(g_worker_cpus, current_cpus());
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int n = 0;
+    for (int c : cpulist_members(cpus))
+      if (c < CPU_SETSIZE) { CPU_SET(c, &set); ++n; }
+    if (n > 0 && sched_setaffinity(0, sizeof set, &set) != 0)
+      std::fprintf(stderr, "srt: warning: could not bind to CPUs %s; keeping Slurm's binding\n", cpus.c_str());
+    if (n == 0)
+      std::fprintf(stderr, "srt: warning: the worker's cores (%s) are outside this task's grant; keeping Slurm's binding\n",
+                   g_worker_cpus.c_str());
+  }
   if (g_node_error.empty()) return 0;
   // task_init runs in the task itself: its stderr is the job's, where the user looks.
   std::fprintf(stderr, "srt: this job cannot run: %s\n", g_node_error.c_str());

@@ -4,7 +4,7 @@
 #   lab-start.sh [--base DIR] [--port P] [--nodes N] [--mode multi|netns] [--prefix NAME]
 #                [--cpus N] [--gpus N] [--mem MB] [--subnet A.B.C]
 #                [--plugstack FILE|DIR] [--spank "/abs/plugin.so [args]"]... [--timeout S]
-#                [--keep-on-failure]
+#                [--keep-on-failure] [--srt-profile]
 #
 #   --base DIR      everything of the lab lives here (default: $PWD/.lab); wiped on start
 #   --port P        slurmctld port; slurmd ports are P+1 (netns) or P+1..P+N (multi). Default 17817
@@ -21,6 +21,7 @@
 #   --spank "..."   add "required /abs/plugin.so args" to the lab's plugstack (repeatable)
 #   --timeout S     bound on the wait for all nodes to be idle (default 30)
 #   --keep-on-failure  leave a failed lab running for inspection (default: stop it)
+#   --srt-profile      also write the lab's srt-spank cluster profile (lab-profile.sh)
 #
 # Idempotent: a lab already running in DIR is stopped first. On success every node is idle and
 # DIR/env.sh exports SLURM_CONF and LAB_* for clients and tests. Stop with lab-stop.sh --base DIR.
@@ -44,6 +45,7 @@ plugstack=
 spank=()
 timeout=30
 keep_on_failure=0
+srt_profile=0
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 need() { [[ $# -ge 2 ]] || lab_die "$1 needs a value"; }
@@ -62,6 +64,7 @@ while [[ $# -gt 0 ]]; do
     --spank) need "$@"; spank+=("$2"); shift 2 ;;
     --timeout) need "$@"; timeout=$2; shift 2 ;;
     --keep-on-failure) keep_on_failure=1; shift ;;
+    --srt-profile) srt_profile=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) lab_die "unknown argument '$1' (see --help)" ;;
   esac
@@ -362,5 +365,8 @@ for pidfile in "${pidfiles[@]}"; do
 done
 
 trap - EXIT
+if (( srt_profile )); then
+  lab_log "srt-spank profile: $("$(dirname "${BASH_SOURCE[0]}")/lab-profile.sh" "$base")"
+fi
 lab_log "Slurm $(slurmd -V | awk '{ print $2 }') lab up: $nodes nodes ($hostlist), $mode mode, port $port, $(lab_elapsed "$t_start")s"
 lab_log "use: source $base/env.sh"

@@ -12,7 +12,21 @@ struct StepEnvironment {
   EnvList set;                       // in order
   std::vector<std::string> unset;
   const Process* worker = nullptr;   // the worker this step runs, for --srt-step steps
+  std::string cpus;                  // the worker's CPU list after binding ("" = leave as granted)
 };
+
+// What Slurm granted the step on this node, and the node's own address.
+struct NodeGrant {
+  std::string visible_devices;  // the value of the profile's visible_devices_env Slurm set ("" = none)
+  std::string node_gpus;        // SLURM_STEP_GPUS / SLURM_JOB_GPUS ("" = unknown)
+  std::string cpus;             // CPU list the step may use ("" = all)
+  std::string host_ip;          // address on the profile's network_interface ("" = the Plan's)
+};
+
+// A worker step's per-node binding (DESIGN "How ATOM really runs"): the GPU-visibility set, the
+// paired NICs (ib_device), NUMA nodes, CPU list and the Mooncake topology, from this node's
+// topology. A node without GPUs in its topology keeps the Plan's environment.
+void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& grant, const Profile& profile);
 
 // Job-level variables for every task on `node_index`; with `step` ("prefill:0") also that
 // worker's variables. Throws srt::Error when the step is unknown or belongs to another node.

@@ -176,5 +176,7 @@ NicPairing pair_nics(const std::vector<PciEndpoint>& gpus, const std::vector<Pci
 // CPU list strings ("0-3,8"): "" means "everything" only where a function says so.
 std::string cpulist_union(const std::string& a, const std::string& b);
 std::string cpulist_intersection(const std::string& a, const std::string& b);
+// The CPU numbers in a list string, ascending (for sched_setaffinity).
+std::vector<int> cpulist_members(const std::string& list);
 
 }  // namespace srt

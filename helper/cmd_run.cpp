@@ -1,0 +1,69 @@
+// srt-helper run: submit, follow, wait, collect, judge (InferenceX's runner around srtctl:
+// reference/srt-slurm.md 2.10). Exit 0 only if the job completed 0:0 and every concurrency
+// point has a valid result.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "run/run.hpp"
+#include "srt/report.hpp"
+
+namespace srt::helper {
+
+void add_submit_request_options(CLI::App* cmd, run::SubmitRequest& req);
+
+namespace {
+
+struct RunArgs {
+  run::SubmitRequest request;
+  std::string results;
+  double timeout = 0;
+  bool pictures = true;
+};
+
+int run_recipe(const RunArgs& a) {
+  const run::Submitted job = run::submit(a.request);
+  std::printf("Submitted batch job %llu\n", static_cast<unsigned long long>(job.job_id));
+  const std::string root = job.profile.output_dir.empty() ? job.profile.results_root : job.profile.output_dir;
+  const std::string follow = root + "/sweep_" + std::to_string(job.job_id) + ".log";
+  const double timeout = a.timeout > 0 ? a.timeout : 24 * 3600.0;
+  const run::JobEnd end = run::wait_for_job(job.job_id, follow, timeout);
+  std::printf("job %llu ended: %s, exit code %s%s\n", static_cast<unsigned long long>(job.job_id),
+              end.state.c_str(), end.exit_code.c_str(), end.timed_out_waiting ? " (stopped waiting)" : "");
+
+  const run::Collected c = run::collect(job, a.results, job.recipe.benchmark.concurrencies);
+  for (const auto& p : c.points)
+    std::printf("  c%-6d %s\n", p.concurrency,
+                p.problem.empty() ? ("ok: " + std::to_string(p.completed) + " completed, " +
+                                     std::to_string(p.output_tokens) + " output tokens").c_str()
+                                  : ("FAILED: " + p.problem).c_str());
+  try {
+    const auto runs = report::load_runs(c.dir);
+    for (const auto& r : runs) std::printf("\n%s", report::render_table(r).c_str());
+    if (a.pictures) {
+      const report::Pictures pics = report::write_pictures(runs, c.dir);
+      std::printf("picture: %s\n", pics.png.c_str());
+    }
+  } catch (const std::exception& e) {
+    std::printf("no report: %s\n", e.what());
+  }
+  const bool ok = end.state == "COMPLETED" && end.exit_code == "0:0" && c.all_valid;
+  std::printf("results: %s\n", c.dir.c_str());
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Submit a recipe, follow it, wait, and collect and check its results");
+  add_submit_request_options(cmd, args->request);
+  cmd->add_option("--results", args->results, "Copy the job's results here (default: leave them in the profile's results_root)");
+  cmd->add_option("--timeout", args->timeout, "Stop waiting after this many seconds");
+  cmd->add_flag("!--no-pictures", args->pictures, "Do not draw the throughput-vs-interactivity picture");
+  cmd->callback([args] { exit_code = run_recipe(*args); });
+}
+
+}  // namespace srt::helper

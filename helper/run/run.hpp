@@ -1,0 +1,55 @@
+// srt-helper submit and run: what InferenceX's runner does around srtctl today
+// (reference/srt-slurm.md 2.9-2.10), as two subcommands.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "srt/plan.hpp"
+#include "srt/submit.hpp"
+
+namespace srt::run {
+
+struct SubmitRequest {
+  std::string recipe;                   // as the user named it
+  std::string profile;                  // --profile
+  std::vector<std::string> set, unset;  // overrides: the recipe is rewritten to a file of its own
+  std::vector<std::string> sbatch_extra;
+};
+
+struct Submitted {
+  std::uint64_t job_id = 0;
+  Recipe recipe;
+  Profile profile;
+  std::string recipe_file;              // what --srt-recipe got
+};
+
+// Builds sbatch's arguments (core/submit) and runs sbatch; throws srt::Error with sbatch's own
+// message when it refuses (a bad recipe is refused by the plugin there, too).
+Submitted submit(const SubmitRequest& request);
+
+struct JobEnd {
+  std::string state;                    // COMPLETED, FAILED, CANCELLED, TIMEOUT, ...
+  std::string exit_code;                // "0:0"
+  bool timed_out_waiting = false;
+};
+
+// Polls squeue (every 0.5 s) until the job leaves the queue, printing the launcher's progress
+// lines from `follow_file` as they appear; then asks sacct, or scontrol when there is no
+// accounting. Bounded by `timeout_seconds`.
+JobEnd wait_for_job(std::uint64_t job_id, const std::string& follow_file, double timeout_seconds);
+
+struct Collected {
+  std::string dir;                      // where the run's results are now
+  std::vector<PointResult> points;      // one per expected (or found) concurrency
+  bool all_valid = false;
+};
+
+// Copies <results_root>/<job>/ into `results_dir`/<job>/, adds InferenceX's renamed copies and
+// multinode_server_logs.tar.gz, and judges every point. `expected` empty = whatever was found.
+Collected collect(const Submitted& job, const std::string& results_dir, const std::vector<int>& expected);
+
+// Where the srt-job script is: beside this program (build tree and install), else on PATH.
+std::string find_job_script();
+
+}  // namespace srt::run

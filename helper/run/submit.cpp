@@ -1,0 +1,72 @@
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+
+#include "../common.hpp"
+#include "../launch/child.hpp"
+#include "run.hpp"
+#include "srt/error.hpp"
+
+namespace srt::run {
+
+namespace {
+
+std::string self_dir() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string path(buf, std::size_t(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+// With --set/--unset the effective recipe goes to a file beside the original, so the plugin
+// validates and snapshots exactly what runs. JSON is YAML, and PyYAML reads it the same way.
+std::string write_effective_recipe(const Recipe& recipe, const std::string& original) {
+  const std::string path = original + ".srt-effective.yaml";
+  std::ofstream out(path, std::ios::trunc);
+  out << "# " << original << " with srt-helper's --set/--unset applied\n" << recipe.source.root.dump(2) << "\n";
+  if (!out) fail("cannot write the effective recipe to " + path, "make the recipe's directory writable");
+  return path;
+}
+
+}  // namespace
+
+std::string find_job_script() {
+  const std::string beside = self_dir() + "/srt-job";
+  if (access(beside.c_str(), X_OK) == 0) return beside;
+  return "srt-job";  // sbatch looks it up on PATH
+}
+
+Submitted submit(const SubmitRequest& req) {
+  Submitted s;
+  s.profile = helper::load_profile(req.profile);
+  RecipeOptions ro;
+  ro.set = req.set;
+  ro.unset = req.unset;
+  s.recipe = load_recipe_file(req.recipe, ro);
+  s.recipe_file = req.set.empty() && req.unset.empty() ? req.recipe : write_effective_recipe(s.recipe, req.recipe);
+
+  SubmitOptions o;
+  o.recipe_path = s.recipe_file;
+  o.job_script = find_job_script();
+  if (const char* runner = std::getenv("RUNNER_NAME")) o.job_name_override = runner;
+  const std::string root = s.profile.output_dir.empty() ? s.profile.results_root : s.profile.output_dir;
+  if (!root.empty() && access(root.c_str(), W_OK) == 0) o.output = root + "/sweep_%j.log";
+  o.extra = req.sbatch_extra;
+  std::vector<std::string> argv = {"sbatch", "--parsable"};
+  const auto args = sbatch_arguments(s.recipe, s.profile, o);
+  argv.insert(argv.end(), args.begin(), args.end());
+
+  int status = 0;
+  const std::string out = launch::run_capture(argv, 120, &status);
+  std::string first = out.substr(0, out.find_first_of(";\n"));
+  if (status != 0 || first.empty() || first.find_first_not_of("0123456789") != std::string::npos)
+    fail("sbatch refused the job (exit " + std::to_string(status) + ")" + (out.empty() ? "" : ": " + out),
+         "its messages above say why");
+  s.job_id = std::stoull(first);
+  return s;
+}
+
+}  // namespace srt::run

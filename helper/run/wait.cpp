@@ -1,0 +1,83 @@
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "../launch/child.hpp"
+#include "run.hpp"
+
+namespace srt::run {
+
+namespace {
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Prints what was appended to `file` since `offset` (the launcher's console lines).
+void follow(const std::string& file, std::streamoff& offset) {
+  if (file.empty()) return;
+  std::ifstream in(file);
+  if (!in) return;
+  in.seekg(offset);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // a partial line: read it whole next time
+    std::printf("  | %s\n", line.c_str());
+    offset = in.tellg();
+  }
+  std::fflush(stdout);
+}
+
+std::string field(const std::string& scontrol, const std::string& key) {
+  const auto at = scontrol.find(" " + key + "=");
+  if (at == std::string::npos) return "";
+  const auto start = at + key.size() + 2;
+  return scontrol.substr(start, scontrol.find(' ', start) - start);
+}
+
+}  // namespace
+
+JobEnd wait_for_job(std::uint64_t job_id, const std::string& follow_file, double timeout_seconds) {
+  const std::string id = std::to_string(job_id);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  std::streamoff offset = 0;
+  JobEnd end;
+  std::string last_state;
+  for (;;) {
+    const std::string state = trim(launch::run_capture({"squeue", "-h", "-j", id, "-o", "%T"}, 30));
+    follow(follow_file, offset);
+    if (state != last_state && !state.empty()) {
+      std::printf("job %s: %s\n", id.c_str(), state.c_str());
+      last_state = state;
+    }
+    if (state.empty() || (state != "PENDING" && state != "RUNNING" && state != "CONFIGURING" &&
+                          state != "COMPLETING" && state != "SUSPENDED"))
+      break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      end.timed_out_waiting = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  follow(follow_file, offset);
+  // sacct where accounting exists (the record outlives the job), scontrol otherwise.
+  int status = 0;
+  const std::string acct = trim(launch::run_capture({"sacct", "-X", "-n", "-P", "-j", id, "-o", "State,ExitCode"}, 30, &status));
+  if (status == 0 && !acct.empty() && acct.find('|') != std::string::npos) {
+    end.state = acct.substr(0, acct.find('|'));
+    end.state = end.state.substr(0, end.state.find(' '));  // "CANCELLED by 0"
+    end.exit_code = acct.substr(acct.find('|') + 1);
+    end.exit_code = end.exit_code.substr(0, end.exit_code.find('\n'));
+    return end;
+  }
+  const std::string show = " " + trim(launch::run_capture({"scontrol", "-o", "show", "job", id}, 30));
+  end.state = field(show, "JobState");
+  end.exit_code = field(show, "ExitCode");
+  if (end.state.empty()) end.state = "UNKNOWN";
+  return end;
+}
+
+}  // namespace srt::run

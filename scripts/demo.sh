@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The main job, end to end on this machine: installs what is missing, builds, starts a real
+# 3-node Slurm lab cluster (munged, slurmctld, one slurmd per node, each node in its own network
+# namespace, the freshly built spank_srt.so in plugstack.conf), runs the 2P1D DeepSeek-V4 recipe's
+# lab twin on stand-in engines with `srt-helper run`, prints the per-concurrency results, stops
+# the lab. Exits 0 only if the job succeeded; the last line is `results: <dir>`.
+#   scripts/demo.sh [--recipe FILE] [--mode netns|multi] [--keep-lab]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+recipe="$src/recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml"
+mode=netns
+keep=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --recipe) recipe=$(realpath "$2"); shift 2 ;;
+    --mode) mode=$2; shift 2 ;;
+    --keep-lab) keep=1; shift ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "demo: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -r "$recipe" ] || { echo "demo: cannot read the recipe $recipe" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "demo: run as root (the lab starts Slurm's daemons and network namespaces)" >&2; exit 2; }
+
+build=${SRT_BUILD_DIR:-$src/build-demo}
+base=${SRT_DEMO_LAB:-/tmp/srt-demo-lab}
+port=${SRT_DEMO_PORT:-16817}
+results="$src/results"
+
+echo "== installing what is missing"
+bash "$src/scripts/install-deps.sh"
+echo "== building into $build"
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSRT_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)" --target spank_srt srt_spank_impl srt-helper srt-exec >/dev/null
+
+echo "== starting a 3-node Slurm lab ($mode mode) in $base"
+fixture="$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml"
+"$src/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode "$mode" --nodes 3 --srt-profile \
+  --spank "$build/spank/spank_srt.so impl=$build/spank/srt_spank_impl.so profile=$base/etc/srt/cluster.yaml topology=$fixture"
+stop_lab() { [ "$keep" = 1 ] || "$src/tests/cluster/lab-stop.sh" --base "$base" >/dev/null; }
+trap stop_lab EXIT
+# shellcheck disable=SC1091
+source "$base/env.sh"
+
+echo "== srt-helper run $(basename "$recipe")"
+rc=0
+"$build/helper/srt-helper" run "$recipe" --profile "$base/etc/srt/cluster.yaml" --results "$results" \
+  | tee "$base/demo-run.log" || rc=$?
+dir=$(sed -n 's/^results: //p' "$base/demo-run.log" | tail -n1)
+stop_lab
+trap - EXIT
+[ "$rc" = 0 ] && echo "demo: the job succeeded" || echo "demo: the job FAILED (srt-helper run exit $rc)"
+echo "results: ${dir:-$results}"
+exit "$rc"

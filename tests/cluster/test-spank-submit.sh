@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# test-spank-submit.sh BASE: a bad recipe is refused by sbatch, salloc and srun with the
+# validator's message (file:line:column and key path) and nothing is queued; a missing file and
+# a lone --srt-step are refused too; a job without the option sees no SRT_ variable and its
+# slurmstepd never loads the implementation library, while an srt job's does.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+lab_test_init "${1:-}"
+work=$(lab_scratch spank-submit)
+cd "$work"
+good="$HERE/../../recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
+sed 's/gpus_per_prefill: 8/gpus_per_prefil: 8/' "$good" > bad.yaml
+grep -q gpus_per_prefil: bad.yaml || lab_fail "could not make the bad recipe"
+line=$(grep -n 'gpus_per_prefil:' bad.yaml | cut -d: -f1)
+
+expect_refused() {  # NAME OUTFILE EXPECTED-TEXT COMMAND...
+  local name=$1 out=$2 text=$3 rc=0
+  shift 3
+  timeout 30 "$@" > "$out" 2>&1 || rc=$?
+  cat "$out"
+  (( rc != 0 && rc != 124 )) || lab_fail "$name: exit $rc, expected a refusal"
+  grep -qF -- "$text" "$out" || lab_fail "$name: message lacks '$text'"
+  [[ -z "$(squeue -h)" ]] || lab_fail "$name: something was queued: $(squeue -h)"
+  echo "ok: $name refused (exit $rc)"
+}
+where="bad.yaml:$line:"
+expect_refused sbatch sbatch.out "$where" sbatch -N2 --srt-recipe=bad.yaml --wrap true
+expect_refused salloc salloc.out "$where" salloc -N2 --srt-recipe=bad.yaml true
+expect_refused srun srun.out "$where" srun -N2 --srt-recipe=bad.yaml true
+grep -qF "did you mean 'gpus_per_prefill'" sbatch.out || lab_fail "no 'did you mean' hint"
+expect_refused missing missing.out "missing.yaml" sbatch -N2 --srt-recipe=missing.yaml --wrap true
+expect_refused lone-step step.out "--srt-step only works inside a job" srun -N1 --srt-step=prefill:0 true
+expect_refused bad-step badstep.out "is not a worker name" srun -N2 --srt-recipe="$good" --srt-step=router true
+
+echo "--- a job without the option is untouched"
+# The task's parent is its slurmstepd: its maps show which plugin libraries it loaded.
+# shellcheck disable=SC2016  # expanded in the task
+probe='env | grep -c "^SRT_" || true; grep -c srt_spank_impl /proc/$PPID/maps || true; grep -c spank_srt.so /proc/$PPID/maps || true'
+mapfile -t plain < <(srun -N1 bash -c "$probe")
+echo "plain job: SRT_ variables=${plain[0]} impl mappings=${plain[1]} loader mappings=${plain[2]}"
+[[ "${plain[0]}" == 0 ]] || lab_fail "a job without --srt-recipe sees SRT_ variables"
+[[ "${plain[1]}" == 0 ]] || lab_fail "the implementation library is loaded for a job without --srt-recipe"
+(( plain[2] > 0 )) || lab_fail "the loader is not in the step at all: the check above proves nothing"
+mapfile -t srt < <(srun -N2 --srt-recipe="$good" bash -c "$probe" | head -n3)
+echo "srt job: SRT_ variables=${srt[0]} impl mappings=${srt[1]}"
+(( srt[0] > 5 && srt[1] > 0 )) || lab_fail "an srt job should load the implementation and see SRT_ variables"
+echo "PASS: bad input refused at submit by sbatch, salloc and srun; plain jobs untouched"
