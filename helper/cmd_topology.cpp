@@ -22,12 +22,13 @@ std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
 void print_text(const NodeTopology& t) {
   std::printf("source: %s\npartition mode: %s\n", t.source.c_str(), t.partition_mode.c_str());
-  std::printf("%-4s %-13s %-5s %-22s %-14s %-12s %s\n", "GPU", "BUS ID", "NUMA", "CPUSET", "RDMA", "NETDEV",
-              "NIC BUS ID");
+  std::printf("%-4s %-13s %-5s %-22s %-14s %-12s %-13s %s\n", "GPU", "BUS ID", "NUMA", "CPUSET", "RDMA", "NETDEV",
+              "NIC BUS ID", "UNIQUE ID");
   for (const Gpu& g : t.gpus) {
     std::string rdma = g.nic ? or_dash(g.nic->rdma) + (g.nic_shared ? "*" : "") : "-";
-    std::printf("%-4d %-13s %-5d %-22s %-14s %-12s %s\n", g.index, g.bus_id.c_str(), g.numa, g.cpuset.c_str(),
-                rdma.c_str(), g.nic ? or_dash(g.nic->netdev).c_str() : "-", g.nic ? g.nic->bus_id.c_str() : "-");
+    std::printf("%-4d %-13s %-5d %-22s %-14s %-12s %-13s %s\n", g.index, g.bus_id.c_str(), g.numa,
+                g.cpuset.c_str(), rdma.c_str(), g.nic ? or_dash(g.nic->netdev).c_str() : "-",
+                g.nic ? g.nic->bus_id.c_str() : "-", g.unique_id.c_str());
   }
   if (t.gpus.empty()) std::printf("(no AMD GPU)\n");
   std::printf("frontend NICs:");

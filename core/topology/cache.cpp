@@ -117,19 +117,18 @@ void write_topology_cache(const std::string& dir, const std::string& boot_id, co
   const std::string tmp = "." + name + "." + std::to_string(::getpid()) + "." + std::to_string(rd());
   Fd fd(::openat(dfd.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) fail("cannot create '" + dir + "/" + tmp + "': " + errtext());
-  std::size_t done = 0;
-  bool ok = true;
-  while (ok && done < xml.size()) {
+  std::string why;
+  for (std::size_t done = 0; why.empty() && done < xml.size();) {
     ssize_t n = ::write(fd.get(), xml.data() + done, xml.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ok = false;
+    if (n <= 0) why = n < 0 ? errtext() : "short write";
     else done += static_cast<std::size_t>(n);
   }
-  std::string why = ok ? "" : errtext();
-  if (ok && ::fsync(fd.get()) != 0) ok = false, why = errtext();
-  if (::close(fd.release()) != 0 && ok) ok = false, why = errtext();
-  if (ok && ::renameat(dfd.get(), tmp.c_str(), dfd.get(), name.c_str()) != 0) ok = false, why = errtext();
-  if (!ok) {
+  // fsync before rename: after a crash the name must point at the whole file or the old one.
+  if (why.empty() && ::fsync(fd.get()) != 0) why = errtext();
+  if (::close(fd.release()) != 0 && why.empty()) why = errtext();
+  if (why.empty() && ::renameat(dfd.get(), tmp.c_str(), dfd.get(), name.c_str()) != 0) why = errtext();
+  if (!why.empty()) {
     ::unlinkat(dfd.get(), tmp.c_str(), 0);
     fail("cannot write topology cache '" + dir + "/" + name + "': " + why);
   }
