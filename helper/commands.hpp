@@ -13,7 +13,6 @@ void add_nodes(CLI::App& app);
 void add_schema(CLI::App& app);
 void add_plan(CLI::App& app);
 void add_topology(CLI::App& app);
-void add_doctor(CLI::App& app);
 void add_report(CLI::App& app);
 void add_doctor(CLI::App& app);
 void add_launch(CLI::App& app);

@@ -21,7 +21,6 @@ int main(int argc, char** argv) {
   add_schema(app);
   add_topology(app);
   add_plan(app);
-  add_doctor(app);
   add_report(app);
   add_doctor(app);
   add_launch(app);
