@@ -1,0 +1,130 @@
+// KV-event modes (DESIGN "KV events"): which mode the Plan picks from the image's capability,
+// and that in every mode each rank's socket has an address of its own on its node.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "recipes.hpp"
+#include "srt/error.hpp"
+
+using namespace test_recipes;
+
+namespace {
+
+std::string env_of(const srt::Process& p, const std::string& name) {
+  for (const auto& [k, v] : p.env)
+    if (k == name) return v;
+  return "<unset>";
+}
+
+// Two 4-GPU DP-attention prefill workers share node 0 (the stand-ins' mutation-test shape).
+srt::Recipe two_workers_per_node() {
+  srt::Recipe r = atom_pd(1, 1, 2, 2, 4, 4, true);
+  r.backend.enable_kv_events = true;
+  r.model.container = "rocm/atom-dev:nightly";
+  return r;
+}
+
+srt::Plan plan_with(const srt::Recipe& r, const std::string& capability) {
+  srt::PlanInputs in = inputs(2);
+  in.kv_events_capability = capability;
+  return srt::make_plan(r, srt::default_profile(), in);
+}
+
+// Every port of every process on every node, with who holds it: no address is bound twice.
+void require_no_shared_port(const srt::Plan& plan) {
+  std::map<std::pair<int, int>, std::string> holder;
+  for (const auto& p : plan.processes)
+    for (const auto& [kind, ports] : p.ports)
+      for (int port : ports) {
+        auto [it, fresh] = holder.emplace(std::make_pair(p.node_index, port), p.name + " " + kind);
+        INFO("node " << p.node_index << " port " << port << ": " << it->second << " and " << p.name << " " << kind);
+        CHECK(fresh);
+      }
+}
+
+}  // namespace
+
+TEST_CASE("KV events off: no KV-event variable, port or endpoint") {
+  srt::Recipe r = two_workers_per_node();
+  r.backend.enable_kv_events = false;
+  for (const char* capability : {"auto", "offset", "connect", "none"}) {
+    const srt::Plan plan = plan_with(r, capability);
+    CHECK(plan.kv_events_mode == "off");
+    CHECK(plan.kv_event_endpoints.empty());
+    for (const auto& p : plan.processes) {
+      CHECK(env_of(p, "ATOM_KV_EVENTS_ENABLE") == "<unset>");
+      CHECK_FALSE(p.ports.count("kv_events"));
+      CHECK(p.role != "kv-relay");
+    }
+  }
+}
+
+TEST_CASE("offset: each worker gets a block as wide as its ranks; the Plan advertises every rank") {
+  for (const char* capability : {"offset", "auto"}) {  // auto: assume offset until preflight says
+    const srt::Plan plan = plan_with(two_workers_per_node(), capability);
+    REQUIRE(plan.kv_events_mode == "offset");
+    std::set<std::string> advertised(plan.kv_event_endpoints.begin(), plan.kv_event_endpoints.end());
+    CHECK(advertised.size() == 16);  // 4 workers x 4 DP ranks, all distinct
+    for (const char* name : {"prefill:0", "prefill:1", "decode:0", "decode:1"}) {
+      const srt::Process& w = *plan.find(name);
+      const auto& block = w.ports.at("kv_events");
+      REQUIRE(block.size() == 4);
+      for (std::size_t r = 0; r < block.size(); ++r) {
+        CHECK(block[r] == block[0] + int(r));  // rank r binds base + r (vLLM's rule)
+        const std::string& addr = plan.nodes[std::size_t(w.node_index)].address;
+        CHECK(advertised.count("tcp://" + addr + ":" + std::to_string(block[r])));
+      }
+      CHECK(env_of(w, "ATOM_KV_EVENTS_ENDPOINT") == "tcp://*:" + std::to_string(block[0]));
+      CHECK(env_of(w, "ATOM_KV_EVENTS_ENABLE") == "1");
+      CHECK(env_of(w, "INFERA_ATOM_KV_EVENTS_CONNECT") == "<unset>");
+    }
+    require_no_shared_port(plan);
+  }
+}
+
+TEST_CASE("relay: one kv-relay per worker on its node, distinct ingress files and ports") {
+  const srt::Plan plan = plan_with(two_workers_per_node(), "connect");
+  REQUIRE(plan.kv_events_mode == "relay");
+  CHECK(plan.kv_event_endpoints.size() == 4);
+  std::set<std::string> ingresses;
+  for (const char* name : {"prefill:0", "prefill:1", "decode:0", "decode:1"}) {
+    const srt::Process& w = *plan.find(name);
+    const srt::Process* relay = plan.find(std::string("kv-relay:") + name);
+    REQUIRE(relay);
+    CHECK(relay->node_index == w.node_index);  // ipc ingress: the relay must share the node
+    CHECK_FALSE(w.ports.count("kv_events"));   // ranks connect; only the relay binds
+    const std::string ingress = env_of(w, "ATOM_KV_EVENTS_ENDPOINT");
+    CHECK(ingress.rfind("ipc:///tmp/srt-kv-4242-", 0) == 0);
+    CHECK(env_of(w, "INFERA_ATOM_KV_EVENTS_ENDPOINT") == ingress);
+    CHECK(relay->argv == std::vector<std::string>{"srt-helper", "kv-relay", "--ingress", ingress, "--bind",
+                                                  "tcp://*:" + std::to_string(relay->ports.at("kv_events")[0])});
+    ingresses.insert(ingress);
+  }
+  CHECK(ingresses.size() == 4);
+  require_no_shared_port(plan);
+}
+
+TEST_CASE("capability none: refused with the worker, the image and what it lacks") {
+  try {
+    plan_with(two_workers_per_node(), "none");
+    FAIL("make_plan accepted KV events with 4 DP ranks on an image that can neither offset nor connect");
+  } catch (const srt::Error& e) {
+    const std::string what = e.what();
+    CHECK(e.diagnostics().at(0).key_path == "backend.enable_kv_events");
+    CHECK_THAT(what, Catch::Contains("prefill:0 runs 4 DP ranks") && Catch::Contains("rocm/atom-dev:nightly") &&
+                         Catch::Contains("kv_events_capability: none") && Catch::Contains("ATOM PR #1316") &&
+                         Catch::Contains("Address already in use"));
+  }
+}
+
+TEST_CASE("capability none is fine when every worker has one rank") {
+  srt::Recipe r = atom_pd(1, 1, 1, 1, 8, 8, false);  // TP8 without DP attention: one EngineCore
+  r.backend.enable_kv_events = true;
+  const srt::Plan plan = plan_with(r, "none");
+  CHECK(plan.kv_events_mode == "offset");
+  CHECK(plan.kv_event_endpoints.size() == 2);
+  CHECK(plan.find("prefill:0")->ports.at("kv_events").size() == 1);
+}
