@@ -76,7 +76,7 @@ void run(const KvRelayArgs& a) {
   proxy.join();
   if (!proxy_error.empty())
     fail("kv-relay: the proxy stopped: " + proxy_error, "see the ingress and bind endpoints above");
-  std::fprintf(stderr, "kv-relay: stopped (%s): %llu message frames in, %llu out\n", reason.c_str(),
+  std::fprintf(stderr, "kv-relay: stopped (%s): %llu messages in, %llu out\n", reason.c_str(),
                static_cast<unsigned long long>(stats.ingress_messages),
                static_cast<unsigned long long>(stats.egress_messages));
 }
