@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# check-rpm.sh PKGDIR: the RPM build-packages.sh made is what admins should get:
+#   rpmlint reports no error; rpm -qlp lists exactly the expected files; the Release names the
+#   Slurm series and Requires pins it; the config files are %config(noreplace); the payload's
+#   ELF files pass check-elf.sh.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=$(cd "$here/../.." && pwd)
+pkgdir=${1:?usage: check-rpm.sh PKGDIR}
+status=0
+fail() { echo "FAIL: $*" >&2; status=1; }
+
+rpms=()
+while IFS= read -r -d '' f; do rpms+=("$f"); done < <(find "$pkgdir" -maxdepth 1 -name 'slurm-spank-srt-*.rpm' ! -name '*.src.rpm' -print0)
+(( ${#rpms[@]} == 1 )) || { echo "FAIL: expected one binary RPM in $pkgdir, found ${#rpms[@]}" >&2; exit 1; }
+rpm=${rpms[0]}
+echo "== $rpm"
+
+echo "== rpmlint"
+lint=$(rpmlint -r "$src/packaging/slurm-spank-srt.rpmlintrc" "$rpm" "$src/packaging/slurm-spank-srt.spec" 2>&1 || true)
+echo "$lint"
+grep -qE '^[^ ]+: E: ' <<<"$lint" && fail "rpmlint reports errors"
+grep -qE '[1-9][0-9]* errors?,' <<<"$lint" && fail "rpmlint counts errors"
+
+echo "== file list"
+diff -u <("$here/expected-files.sh" rpm "$src") <(rpm -qlp "$rpm" | sort -u) || fail "rpm -qlp differs from the expected list (- expected, + packaged)"
+
+echo "== Slurm series"
+hex=$(sed -n 's/^#define[[:space:]]*SLURM_VERSION_NUMBER[[:space:]]*0x\([0-9a-fA-F]*\).*/\1/p' /usr/include/slurm/slurm_version.h)
+major=$(( 0x$hex >> 16 & 255 )); minor=$(printf '%02d' $(( 0x$hex >> 8 & 255 ))); next=$(printf '%02d' $(( (0x$hex >> 8 & 255) + 1 )))
+release=$(rpm -qp --qf '%{RELEASE}' "$rpm")
+[[ "$release" == "1.sl$major$minor"* ]] || fail "Release '$release' does not name Slurm $major.$minor (1.sl$major$minor)"
+requires=$(rpm -qp --requires "$rpm")
+grep -qE "^slurm(\(.*\))? >= $major\.$minor$" <<<"$requires" || fail "no 'Requires: slurm >= $major.$minor'"
+grep -qE "^slurm(\(.*\))? < $major\.$next$" <<<"$requires" || fail "no 'Requires: slurm < $major.$next'"
+echo "Release $release; $(grep -E '^slurm' <<<"$requires" | tr '\n' ';')"
+
+echo "== config files"
+configs=$(rpm -qp --qf '[%{FILEFLAGS:fflags}|%{FILENAMES}\n]' "$rpm" | awk -F'|' '$1 ~ /c/ && $1 ~ /n/ { print $2 }' | sort)
+[[ "$configs" == $'/etc/slurm/plugstack.conf.d/srt.conf\n/etc/srt/cluster.yaml' ]] ||
+  fail "%config(noreplace) files are '$configs', expected srt.conf and cluster.yaml"
+
+echo "== payload"
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+(cd "$root" && rpm2cpio "$rpm" | cpio -idm --quiet)
+grep -q '^required /usr/lib64/slurm/spank_srt.so profile=/etc/srt/cluster.yaml$' "$root/etc/slurm/plugstack.conf.d/srt.conf" ||
+  fail "srt.conf does not hold the RPM's plugin line"
+grep -aq '/usr/lib64/slurm/srt_spank_impl.so' "$root/usr/lib64/slurm/spank_srt.so" ||
+  fail "the loader's default implementation path is not /usr/lib64/slurm/srt_spank_impl.so"
+"$here/check-elf.sh" "$root" || status=1
+
+(( status == 0 )) && echo "PASS: $rpm"
+exit $status
