@@ -19,7 +19,7 @@ allowed_for() {
   case "$1" in
     spank_srt.so) echo '^(libc\.so\.6|libdl\.so\.2)$' ;;
     srt_spank_impl.so) echo "^($libc|$cxx|$libs)\$" ;;
-    srt-helper) echo "^($libc|$cxx|$libs|libslurm\\.so\\.[0-9]+)\$" ;;
+    srt-helper) echo "^($libc|$cxx|$libs|libslurm\\.so\\.[0-9]+|libcpp-httplib\\.so\\.[0-9.]+|libssl\\.so\\.[0-9]+|libz\\.so\\.1)\$" ;;
     srt-exec) echo '^$' ;;
     *) echo '' ;;
   esac
