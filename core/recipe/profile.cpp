@@ -118,7 +118,10 @@ Profile profile_from_document(Document doc) {
 
   std::string text;
   set_text(root, "container_runtime", text);
-  if (!text.empty()) p.container_runtime = text == "none" ? ContainerRuntime::none : ContainerRuntime::pyxis;
+  if (text == "none") p.container_runtime = ContainerRuntime::none;
+  else if (text == "bwrap") p.container_runtime = ContainerRuntime::bwrap;
+  else if (!text.empty()) p.container_runtime = ContainerRuntime::pyxis;
+  if (at(root, "rdma_mounts")) p.rdma_mounts = pairs(at(root, "rdma_mounts"));
   set_int(root, "port_range_begin", p.port_range_begin);
   set_int(root, "port_range_end", p.port_range_end);
   text.clear();

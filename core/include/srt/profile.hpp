@@ -11,7 +11,8 @@
 namespace srt {
 
 enum class NodeSharing { exclusive, shared };
-enum class ContainerRuntime { pyxis, none };
+// bwrap: host exec inside a bubblewrap sandbox that applies the mounts (the lab's stand-in for pyxis).
+enum class ContainerRuntime { pyxis, none, bwrap };
 
 struct Profile {
   Document source;
@@ -37,6 +38,11 @@ struct Profile {
 
   // srt-spank
   ContainerRuntime container_runtime = ContainerRuntime::pyxis;
+  // RDMA (mooncake_protocol rdma): host -> container mounts for the devices and the host's
+  // verbs providers, which must match the NIC driver (the legacy launcher mounted them too).
+  EnvList rdma_mounts = {{"/dev/infiniband", "/dev/infiniband"},
+                         {"/etc/libibverbs.d", "/etc/libibverbs.d"},
+                         {"/usr/lib/x86_64-linux-gnu/libibverbs", "/usr/lib/x86_64-linux-gnu/libibverbs"}};
   int port_range_begin = 20000;            // per-node allocator range, inclusive
   int port_range_end = 28999;
   NodeSharing node_sharing = NodeSharing::exclusive;
