@@ -1,0 +1,24 @@
+// srt-helper launch: the job's batch step (srt-job runs it). The work is in launch/; this file
+// only maps the command line onto launch::Options.
+#include <memory>
+
+#include "commands.hpp"
+#include "launch/machine.hpp"
+
+namespace srt::helper {
+
+void add_launch(CLI::App& app) {
+  auto o = std::make_shared<launch::Options>();
+  CLI::App* cmd = app.add_subcommand("launch", "Run the job's batch step: workers, health, router, benchmark, teardown");
+  cmd->add_option("--profile", o->profile, "Cluster profile (default: $SRTSLURM_CONFIG, then " SRT_DEFAULT_PROFILE ")");
+  cmd->add_option("--srt-exec", o->srt_exec, "srt-exec on the nodes (default: beside srt-helper, else " SRT_LIBEXECDIR ")");
+  cmd->add_option("--grace", o->grace_seconds, "Seconds between TERM and KILL when stopping steps")
+      ->check(CLI::Range(1, 600));
+  cmd->add_flag("--dry-run", o->dry_run, "Print every step's srun command line as JSON and start nothing");
+  cmd->add_option("--recipe", o->recipe, "Dry run outside a job: the recipe");
+  cmd->add_option("--nodelist", o->nodelist, "Dry run outside a job: the node list");
+  cmd->add_option("--job-id", o->job_id, "Dry run outside a job: the job id");
+  cmd->callback([o] { exit_code = launch::run_launch(*o); });
+}
+
+}  // namespace srt::helper

@@ -1,0 +1,28 @@
+// What the launcher says: "[mm:ss] message" on stdout (the job's output) and in the job's
+// sweep log (srtctl's <log_dir>/sweep_<jobid>.log).
+#pragma once
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace srt::launch {
+
+class Console {
+ public:
+  Console();
+  ~Console();
+  Console(const Console&) = delete;
+  Console& operator=(const Console&) = delete;
+
+  void open_log(const std::string& path);
+  void line(const std::string& text);
+  // The last `lines` lines of a log file, indented, for a process that ended the job.
+  void tail(const std::string& path, int lines);
+  double seconds() const;  // since the launcher started
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::FILE* log_ = nullptr;
+};
+
+}  // namespace srt::launch

@@ -1,0 +1,139 @@
+// The launcher's inputs: the same bytes, profile, node list and job id the plugin used, so the
+// Plan computed here is the Plan every slurmstepd computed (checked by digest).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "../common.hpp"
+#include "launch.hpp"
+#include "slurmapi/addresses.hpp"
+#include "slurmapi/hostlist.hpp"
+#include "srt/contract.hpp"
+#include "srt/error.hpp"
+
+#ifndef SRT_LIBEXECDIR
+#define SRT_LIBEXECDIR "/usr/libexec"
+#endif
+
+namespace srt::launch {
+namespace {
+
+// spank/impl_abi.h's SRT_SNAPSHOT_JOB_ENV: the job-control variable the plugin attached at submit.
+constexpr const char* kSnapshotEnv = "SLURM_SPANK_SRT_SNAPSHOT";
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+void make_dirs(const std::string& path) {
+  std::string partial;
+  for (std::size_t i = 0; i <= path.size(); ++i) {
+    if (i < path.size() && path[i] != '/') continue;
+    partial = path.substr(0, i);
+    if (partial.empty()) continue;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+      fail("cannot create " + partial + ": " + std::strerror(errno),
+           "check the profile's output_dir/results_root and their permissions");
+  }
+}
+
+// srt-exec lives beside srt-helper in a build tree and in the libexec dir when installed.
+std::string self_path() {
+  char self[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  return n > 0 ? std::string(self, std::size_t(n)) : "srt-helper";
+}
+
+std::string find_srt_exec(const std::string& given) {
+  if (!given.empty()) return given;
+  const std::string self = self_path();
+  if (self.find('/') != std::string::npos) {
+    const std::string dir = self.substr(0, self.rfind('/'));
+    for (const std::string& candidate : {dir + "/srt-exec", dir + "/exec/srt-exec"})
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::string(SRT_LIBEXECDIR) + "/srt-exec";
+}
+
+std::string keys_list(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+}  // namespace
+
+Job load_job(const Options& o) {
+  Job job;
+  job.profile = helper::load_profile(o.profile);
+  const bool in_job = !env("SLURM_JOB_ID").empty() && !o.dry_run;
+
+  PlanInputs in;
+  std::string text, recipe_path;
+  if (in_job || (o.dry_run && o.recipe.empty())) {
+    const std::string encoded = env(kSnapshotEnv);
+    if (encoded.empty())
+      fail(std::string("no recipe snapshot in this job (") + kSnapshotEnv + " is not set)",
+           "submit with: sbatch --srt-recipe=RECIPE -N<nodes> srt-job (spank_srt.so must be in plugstack.conf)");
+    const Snapshot snap = decode_snapshot(encoded);
+    if (snap.profile_digest != job.profile.digest)
+      fail("the cluster profile srt-helper read (" + find_profile_path(o.profile, SRT_DEFAULT_PROFILE) +
+               ", digest " + job.profile.digest.substr(0, 12) + ") is not the one the job was submitted with (digest " +
+               snap.profile_digest.substr(0, 12) + ")",
+           "pass --profile (or SRTSLURM_CONFIG) naming the profile= of the plugin's plugstack.conf line");
+    text = snap.recipe_text;
+    recipe_path = snap.recipe_path;
+    in.nodes = slurmapi::expand_hostlist(env("SLURM_JOB_NODELIST"));
+    in.job_id = std::strtoull(env("SLURM_JOB_ID").c_str(), nullptr, 10);
+  } else {
+    if (o.recipe.empty() || o.nodelist.empty())
+      fail("outside a job, --dry-run needs --recipe and --nodelist");
+    text = read_text_file(o.recipe, LoadLimits{}.max_bytes);
+    recipe_path = o.recipe;
+    in.nodes = slurmapi::expand_hostlist(o.nodelist);
+    in.job_id = o.job_id;
+  }
+  // Exactly as the plugin reads it (spank/impl/stepd.cpp), or the digests cannot agree.
+  job.recipe = load_recipe_text(text, recipe_path);
+  if (!job.recipe.unsupported_keys.empty())
+    fail("this recipe uses what srt-spank cannot launch yet: " + keys_list(job.recipe.unsupported_keys),
+         "remove those keys (srt-helper validate lists them), or run the recipe with srtctl");
+  in.recipe_path = recipe_path;
+  in.addresses = slurmapi::resolve_addresses(in.nodes, job.profile);
+  job.plan = make_plan(job.recipe, job.profile, in);
+
+  const std::string digest = env("SRT_PLAN_DIGEST");
+  if (in_job && digest.empty())
+    fail("SRT_PLAN_DIGEST is not set in the batch step: the plugin did not plan this job",
+         "check that spank_srt.so is in plugstack.conf on the nodes and the job was submitted with --srt-recipe");
+  if (in_job && digest != job.plan.digest)
+    fail("the Plan computed here (digest " + job.plan.digest.substr(0, 12) + ") differs from the plugin's (" +
+             digest.substr(0, 12) + ")",
+         "srt-helper and the plugin must come from the same build and read the same profile");
+  if (int(in.nodes.size()) > job.plan.demand_nodes)
+    std::fprintf(stderr, "warning: the job has %zu nodes, the recipe uses %d; the others stay idle\n",
+                 in.nodes.size(), job.plan.demand_nodes);
+
+  const HealthCheck hc = job.recipe.health_check ? *job.recipe.health_check
+                         : job.profile.default_health_check ? *job.profile.default_health_check
+                                                             : HealthCheck{};
+  job.health_budget_seconds = hc.max_attempts * hc.interval_seconds;
+  job.rdma = job.recipe.backend.mooncake_protocol.empty() || job.recipe.backend.mooncake_protocol == "rdma";
+  // srtctl: <output_dir>/<jobid>/logs; without output_dir, beside the results.
+  const std::string base = job.profile.output_dir.empty() ? job.profile.results_root : job.profile.output_dir;
+  job.job_dir = base + "/" + std::to_string(job.plan.job_id);
+  job.log_dir = job.job_dir + "/logs";
+  job.results_dir = job.profile.results_root;
+  job.srt_exec = find_srt_exec(o.srt_exec);
+  job.srt_helper = self_path();
+  if (!o.dry_run) make_dirs(job.log_dir);
+  return job;
+}
+
+}  // namespace srt::launch

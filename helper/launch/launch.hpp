@@ -1,0 +1,74 @@
+// srt-helper launch: the batch step's orchestrator (DESIGN "The batch step"). A small state
+// machine (machine.cpp) over a few concerns, one file each: the job's inputs and the Plan
+// (inputs.cpp), container arguments (container.cpp), srun command lines (steps.cpp), child
+// processes (child.cpp), HTTP probes (probe.cpp), stopping steps (teardown.cpp), status.json
+// (status.cpp) and the console (console.cpp).
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "srt/plan.hpp"
+#include "srt/profile.hpp"
+#include "srt/recipe.hpp"
+
+namespace srt::launch {
+
+struct Options {
+  std::string profile;        // --profile; default $SRTSLURM_CONFIG, then the installed profile
+  std::string srt_exec;       // srt-exec on the nodes; default: beside srt-helper, else libexec
+  int grace_seconds = 10;     // TERM -> KILL for every step
+  // --dry-run: print every step's command line (JSON) and start nothing. Outside a job it
+  // reads --recipe, --nodelist and --job-id instead of the job's snapshot and environment.
+  bool dry_run = false;
+  std::string recipe, nodelist;
+  std::uint64_t job_id = 0;
+};
+
+// Everything the launcher knows before it starts anything.
+struct Job {
+  Profile profile;
+  Recipe recipe;
+  Plan plan;
+  std::string job_dir;        // <output_dir or results_root>/<jobid>: status.json, logs.tar.gz
+  std::string log_dir;        // <job_dir>/logs: every step's .out file (srtctl's layout)
+  std::string results_dir;    // host side of /results
+  int health_budget_seconds = 0;  // health_check max_attempts x interval_seconds
+  bool rdma = false;          // mooncake_protocol rdma: /dev/infiniband, providers, memlock
+  std::string srt_exec;       // host path of srt-exec
+  std::string srt_helper;     // host path of this program (kv-relay steps run it)
+};
+
+// Reads the job's snapshot, the profile, SLURM_JOB_NODELIST and SLURM_JOB_ID, computes the
+// Plan and checks it against SRT_PLAN_DIGEST. Throws srt::Error saying what does not match.
+Job load_job(const Options& options);
+
+// One srun per Plan process. `srun` holds srun and its options, `command` what runs in the step.
+struct StepCommand {
+  std::vector<std::string> srun;
+  std::vector<std::string> command;
+  EnvList env;                      // set in srun's environment (srun exports it to the step)
+  std::vector<std::string> unset_env;
+  std::vector<std::string> argv() const;
+};
+StepCommand step_command(const Job& job, const Process& process);
+Json step_command_json(const StepCommand& c, const Process& p);
+
+// Container arguments for srun (pyxis) or a wrapper in front of the command (bwrap); none: empty.
+struct ContainerCommand {
+  std::vector<std::string> srun_options;
+  std::vector<std::string> wrapper;   // goes before srt-exec
+  std::string srt_exec;               // how the step reaches srt-exec
+};
+ContainerCommand container_command(const Job& job, const Process& process);
+
+// A mount as pyxis writes it: HOST:CONTAINER[:ro].
+struct Mount {
+  std::string host, container;
+  bool read_only = false;
+};
+std::vector<Mount> container_mounts(const Job& job, const Process& process);
+
+}  // namespace srt::launch

@@ -1,0 +1,291 @@
+// The batch step as a state machine a reader can follow top to bottom:
+//   plan -> (preflight) -> workers -> healthy -> router -> benchmark -> teardown
+// Every state polls the same way (check()): a signal or a critical process ending leaves the
+// normal path at once (Stop), and teardown runs on every path.
+#include <sys/time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <signal.h>
+#include <thread>
+
+#include "machine.hpp"
+#include "probe.hpp"
+#include "run_state.hpp"
+#include "signals.hpp"
+#include "srt/error.hpp"
+
+namespace srt::launch {
+namespace {
+
+constexpr double kPollSeconds = 0.05;    // signals and exits
+constexpr double kProbeSeconds = 0.25;   // readiness: noticed within half a second
+constexpr double kProgressSeconds = 15;  // a progress line at least this often while waiting
+constexpr int kTailLines = 30;
+
+struct Stop {
+  Outcome outcome;
+};
+
+double unix_now() {
+  timeval tv{};
+  ::gettimeofday(&tv, nullptr);
+  return double(tv.tv_sec) + double(tv.tv_usec) / 1e6;
+}
+
+void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+bool is_worker(const Process& p) { return p.role == "prefill" || p.role == "decode" || p.role == "agg"; }
+
+class Launch {
+ public:
+  explicit Launch(const Options& options) : options_(options), started_unix_(unix_now()) {}
+
+  int run() {
+    install_signal_handlers();
+    try {
+      enter("plan");
+      job_ = load_job(options_);
+      loaded_ = true;
+      console_.open_log(job_.log_dir + "/sweep_" + std::to_string(job_.plan.job_id) + ".log");
+      describe_plan();
+      // Preflight (engine, Mooncake and router present in the image, KV-event capability,
+      // identity) belongs here, once per node role, before any worker loads a model. It is a
+      // later issue; until then nothing is checked at this point.
+      start_workers();
+      wait_healthy();
+      start_router();
+      run_benchmark();
+      outcome_ = {"completed", "benchmark finished", 0};
+    } catch (const Stop& stop) {
+      outcome_ = stop.outcome;
+    } catch (const Error& e) {
+      outcome_ = {"failed", e.what(), 1};
+      console_.line(std::string("error: ") + e.what());
+    }
+    teardown();
+    return outcome_.exit_code;
+  }
+
+ private:
+  void enter(const std::string& state) {
+    state_ = state;
+    timings_.emplace_back(state, console_.seconds());
+    if (loaded_) write_status(job_, steps_, outcome_, timings_, started_unix_);
+  }
+
+  void describe_plan() {
+    const Plan& plan = job_.plan;
+    console_.line("job " + std::to_string(plan.job_id) + ": " + job_.recipe.name + ", plan " + plan.digest.substr(0, 12) +
+                  " (matches the plugin's), " + std::to_string(plan.processes.size()) + " processes on " +
+                  std::to_string(plan.demand_nodes) + " nodes");
+    for (const auto& p : plan.processes) console_.line("  " + p.step_name + " on " + p.node + " -> " + p.log_file);
+    console_.line("logs in " + job_.log_dir + "; health budget " + std::to_string(job_.health_budget_seconds) + " s");
+  }
+
+  RunningStep& start(const Process& p) {
+    const StepCommand cmd = step_command(job_, p);
+    RunningStep s;
+    s.process = &p;
+    s.started = console_.seconds();
+    s.srun = Child::spawn(cmd.argv(), cmd.env, cmd.unset_env);
+    steps_.push_back(std::move(s));
+    return steps_.back();
+  }
+
+  // Signals and critical exits, every poll. `awaited` is a step whose end is the point of the
+  // state (the benchmark): its end is returned, not treated as a failure.
+  bool check(const RunningStep* awaited = nullptr) {
+    if (const int sig = pending_signal()) {
+      if (sig == SIGUSR1)
+        throw Stop{{"timeout", "time limit: Slurm sent SIGUSR1 (--signal=B:USR1) during " + state_, 1}};
+      throw Stop{{"cancelled", std::string("cancelled: ") + ::strsignal(sig) + " during " + state_, 1}};
+    }
+    bool awaited_ended = false;
+    for (auto& s : steps_) {
+      if (s.ended >= 0 || !s.srun.finished()) continue;
+      s.ended = console_.seconds();
+      if (&s == awaited) {
+        awaited_ended = true;
+        continue;
+      }
+      const std::string what = s.process->name + " on " + s.process->node + " ended (" + s.srun.describe() + ") during " + state_;
+      console_.line(what);
+      console_.tail(job_.log_dir + "/" + s.process->log_file, kTailLines);
+      if (s.process->critical) throw Stop{{"failed", what, 1}};
+    }
+    return awaited_ended;
+  }
+
+  void start_workers() {
+    enter("workers");
+    for (const auto& p : job_.plan.processes)
+      if (is_worker(p) || p.role == "kv-relay") start(p);
+    console_.line("started " + std::to_string(steps_.size()) + " worker steps");
+  }
+
+  void wait_healthy() {
+    enter("healthy");
+    std::vector<const Process*> workers;
+    for (const auto& p : job_.plan.processes)
+      if (is_worker(p) && p.readiness.kind == "http") workers.push_back(&p);
+    std::set<const Process*> healthy;
+    std::map<const Process*, std::string> why;
+    const double deadline = console_.seconds() + job_.health_budget_seconds;
+    double last_probe = -1, last_print = -1;
+    std::size_t printed = std::size_t(-1);
+    for (;;) {
+      check();
+      const double now = console_.seconds();
+      if (now - last_probe >= kProbeSeconds) {
+        last_probe = now;
+        for (const Process* w : workers) {
+          if (healthy.count(w)) continue;
+          const ProbeResult r = http_get(address(*w), w->readiness.port, w->readiness.path);
+          if (r.ok) healthy.insert(w);
+          else why[w] = r.why;
+        }
+      }
+      if (healthy.size() != printed || now - last_print >= kProgressSeconds) {
+        console_.line("workers healthy " + std::to_string(healthy.size()) + "/" + std::to_string(workers.size()));
+        printed = healthy.size();
+        last_print = now;
+      }
+      if (healthy.size() == workers.size()) return;
+      if (now >= deadline) {
+        std::string missing;
+        for (const Process* w : workers)
+          if (!healthy.count(w))
+            missing += (missing.empty() ? "" : "; ") + w->name + " on " + w->node + " (http://" + address(*w) + ":" +
+                       std::to_string(w->readiness.port) + w->readiness.path + ": " + why[w] + ")";
+        throw Stop{{"failed", "workers not healthy after " + std::to_string(job_.health_budget_seconds) +
+                                  " s (health_check max_attempts x interval_seconds): " + missing, 1}};
+      }
+      sleep_s(kPollSeconds);
+    }
+  }
+
+  void start_router() {
+    const Process* router = job_.plan.find("router");
+    if (!router) return;
+    enter("router");
+    start(*router);
+    int prefill = 0, decode = 0;
+    for (const auto& p : job_.plan.processes) {
+      if (p.role == "prefill") ++prefill;
+      if (p.role == "decode" || p.role == "agg") ++decode;
+    }
+    const double deadline = console_.seconds() + job_.health_budget_seconds;
+    std::string why = "no answer yet";
+    double last_probe = -1;
+    for (;;) {
+      check();
+      const double now = console_.seconds();
+      if (now - last_probe >= kProbeSeconds) {
+        last_probe = now;
+        if (workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), prefill, decode, why))
+          break;
+      }
+      if (now >= deadline)
+        throw Stop{{"failed", "the router's /workers did not list every worker within " +
+                                  std::to_string(job_.health_budget_seconds) + " s: " + why, 1}};
+      sleep_s(kPollSeconds);
+    }
+    console_.line("router ready: " + why);
+  }
+
+  void run_benchmark() {
+    const Process* bench = job_.plan.find("benchmark");
+    if (!bench) {
+      enter("serving");
+      console_.line("no benchmark step (benchmark.type " + job_.recipe.benchmark.type +
+                    "): serving until the job is cancelled or reaches its time limit");
+      for (;;) {
+        check();
+        sleep_s(kPollSeconds);
+      }
+    }
+    enter("benchmark");
+    RunningStep& step = start(*bench);
+    const std::size_t index = steps_.size() - 1;
+    (void)step;
+    while (!check(&steps_[index])) sleep_s(kPollSeconds);
+    RunningStep& done = steps_[index];
+    if (done.srun.exit_code() != 0) {
+      const std::string what = "benchmark ended (" + done.srun.describe() + ")";
+      console_.line(what);
+      console_.tail(job_.log_dir + "/" + bench->log_file, kTailLines);
+      throw Stop{{"failed", what, 1}};
+    }
+    check_results();
+  }
+
+  // The validity gate: a result with zero completed requests or zero output tokens is a failed
+  // run, whatever the benchmark's exit status said.
+  void check_results() {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(job_.results_dir) / std::to_string(job_.plan.job_id);
+    int files = 0;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() != ".json" || it->path().filename() == "status.json") continue;
+      std::ifstream in(it->path());
+      const Json r = Json::parse(in, nullptr, false);
+      if (r.is_discarded() || !r.is_object() || !r.contains("completed")) continue;
+      ++files;
+      if (r.value("completed", 0) <= 0 || r.value("total_output_tokens", 0) <= 0)
+        throw Stop{{"failed", "benchmark result " + it->path().string() + " has " + std::to_string(r.value("completed", 0)) +
+                                  " completed requests and " + std::to_string(r.value("total_output_tokens", 0)) +
+                                  " output tokens", 1}};
+    }
+    console_.line("benchmark results: " + std::to_string(files) + " file(s) under " + dir.string() +
+                  (files ? ", every one with completed requests and output tokens" : " (none to check)"));
+  }
+
+  void teardown() {
+    if (!loaded_) {
+      console_.line("job not started: " + outcome_.reason);
+      return;
+    }
+    enter("teardown");
+    stop_steps(steps_, job_.plan.job_id, options_.grace_seconds, console_);
+    write_status(job_, steps_, outcome_, timings_, started_unix_);
+    archive_logs(job_, console_);
+    timings_.emplace_back("end", console_.seconds());
+    write_status(job_, steps_, outcome_, timings_, started_unix_);
+    console_.line("job " + std::to_string(job_.plan.job_id) + " " + outcome_.state + ": " + outcome_.reason +
+                  " (status in " + job_.job_dir + "/status.json)");
+  }
+
+  std::string address(const Process& p) const { return job_.plan.nodes.at(std::size_t(p.node_index)).address; }
+
+  Options options_;
+  Job job_;
+  bool loaded_ = false;
+  Console console_;
+  std::vector<RunningStep> steps_;
+  Outcome outcome_;
+  Timings timings_;
+  std::string state_;
+  double started_unix_;
+};
+
+}  // namespace
+
+int run_launch(const Options& options) {
+  if (options.dry_run) {
+    const Job job = load_job(options);
+    Json out = Json::array();
+    for (const auto& p : job.plan.processes) out.push_back(step_command_json(step_command(job, p), p));
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  Launch launch(options);
+  return launch.run();
+}
+
+}  // namespace srt::launch

@@ -1,0 +1,23 @@
+// Readiness probes over HTTP (cpp-httplib): a worker's /health, the router's /workers.
+#pragma once
+#include <string>
+
+#include "srt/document.hpp"
+
+namespace srt::launch {
+
+struct ProbeResult {
+  bool ok = false;        // connected and got 200
+  int status = 0;         // HTTP status, 0 when no answer
+  std::string body;
+  std::string why;        // "connection refused", "HTTP 503", ...
+};
+
+// One GET with short timeouts, so a poll round over all workers stays well under 0.5 s.
+ProbeResult http_get(const std::string& host, int port, const std::string& path);
+
+// AToMesh's /workers gate (srtctl wait_for_model): stats.prefill_count >= prefill and
+// decode_count + regular_count >= decode. `why` says what is still missing.
+bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why);
+
+}  // namespace srt::launch

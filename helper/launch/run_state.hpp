@@ -1,0 +1,42 @@
+// What the state machine tracks while the job runs: its steps and how it ended.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "child.hpp"
+#include "console.hpp"
+#include "launch.hpp"
+
+namespace srt::launch {
+
+struct RunningStep {
+  const Process* process = nullptr;
+  Child srun;
+  double started = 0;       // console seconds
+  double ended = -1;        // console seconds; -1 while running
+  bool stopped = false;     // ended by teardown, not by itself
+};
+
+struct Outcome {
+  std::string state = "running";  // running | completed | failed | cancelled | timeout
+  std::string reason;
+  int exit_code = 0;              // the launcher's exit status
+};
+
+// Console seconds at which each state was entered ("plan", "workers", "healthy", ...).
+using Timings = std::vector<std::pair<std::string, double>>;
+
+// TERM to every step still running (scancel --signal=TERM JOB.STEP, else srun itself), then
+// after `grace_seconds` KILL; waits (bounded) until every srun has ended.
+void stop_steps(std::vector<RunningStep>& steps, std::uint64_t job_id, int grace_seconds, Console& console);
+
+// <job_dir>/status.json, replaced atomically; written at every state change so a job killed
+// outright (KillWait expired) still leaves its last known state.
+void write_status(const Job& job, const std::vector<RunningStep>& steps, const Outcome& outcome,
+                  const Timings& timings, double started_unix);
+
+// <job_dir>/logs.tar.gz of <job_dir>/logs (bounded in time).
+void archive_logs(const Job& job, Console& console);
+
+}  // namespace srt::launch

@@ -1,0 +1,53 @@
+// status.json: how the job ended, every process's exit, and when each state began.
+#include <cstdio>
+#include <fstream>
+
+#include "child.hpp"
+#include "run_state.hpp"
+
+namespace srt::launch {
+
+void write_status(const Job& job, const std::vector<RunningStep>& steps, const Outcome& outcome,
+                  const Timings& timings, double started_unix) {
+  Json j = Json::object();
+  j["job_id"] = job.plan.job_id;
+  j["recipe"] = job.recipe.name;
+  j["plan_digest"] = job.plan.digest;
+  j["state"] = outcome.state;
+  j["reason"] = outcome.reason;
+  j["started_unix"] = started_unix;
+  Json t = Json::object();
+  for (const auto& [name, at] : timings) t[name] = at;
+  j["timings_seconds"] = t;
+  j["processes"] = Json::array();
+  for (const auto& s : steps) {
+    Json p = {{"name", s.process->name}, {"step_name", s.process->step_name}, {"node", s.process->node},
+              {"log", job.log_dir + "/" + s.process->log_file}, {"started", s.started}};
+    if (s.ended >= 0) {
+      p["ended"] = s.ended;
+      p["exit_code"] = s.srun.exit_code();
+      p["signal"] = s.srun.term_signal();
+      p["stopped_by_launcher"] = s.stopped;
+    } else {
+      p["ended"] = nullptr;
+    }
+    j["processes"].push_back(std::move(p));
+  }
+  const std::string path = job.job_dir + "/status.json";
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << "\n";
+    if (!out) return;
+  }
+  std::rename(tmp.c_str(), path.c_str());
+}
+
+void archive_logs(const Job& job, Console& console) {
+  int status = 0;
+  run_capture({"tar", "-C", job.job_dir, "-czf", job.job_dir + "/logs.tar.gz", "logs"}, 60, &status);
+  if (status == 0) console.line("logs archived in " + job.job_dir + "/logs.tar.gz");
+  else console.line("could not archive " + job.log_dir + " (tar returned " + std::to_string(status) + ")");
+}
+
+}  // namespace srt::launch
