@@ -1,0 +1,112 @@
+// srt-exec: the exec shim in front of every engine, router and benchmark, inside the container.
+//   srt-exec [--require PATH]... [--rdma] -- PROGRAM [ARGS...]
+// Before it execs PROGRAM it checks what would otherwise fail late or silently:
+//   - every --require PATH (a local model the Plan names) exists here, inside the container;
+//   - MC_CUSTOM_TOPO_JSON: Mooncake silently ignores a topology file it cannot read, so the
+//     file is written here from SRT_MOONCAKE_TOPOLOGY (the Plan's per-worker topology), and
+//     its directory must exist;
+//   - --rdma: the memlock limit is raised to unlimited (Mooncake registers all KV memory).
+// Fully static (-static): it must run in any image, whatever libc the image has.
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string where() {
+  const char* node = std::getenv("SLURMD_NODENAME");
+  return node && *node ? std::string(" on ") + node : std::string();
+}
+
+[[noreturn]] void die(const std::string& what, const std::string& hint) {
+  std::fprintf(stderr, "srt-exec: %s%s\nsrt-exec: %s\n", what.c_str(), where().c_str(), hint.c_str());
+  std::exit(126);
+}
+
+void require_path(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    die(path + " does not exist inside the container (" + std::strerror(errno) + ")",
+        "the Plan names it (model.path); mount it with the recipe's container_mounts or the profile's default_mounts");
+}
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+void write_topology() {
+  const char* path = std::getenv("MC_CUSTOM_TOPO_JSON");
+  if (!path || !*path) return;
+  const std::string dir = dir_of(path);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    die("MC_CUSTOM_TOPO_JSON=" + std::string(path) + ": its directory " + dir + " does not exist",
+        "Mooncake would silently ignore the topology; mount " + dir + " into the container");
+  const char* topology = std::getenv("SRT_MOONCAKE_TOPOLOGY");
+  if (!topology || !*topology) {
+    if (::access(path, R_OK) != 0)
+      die("MC_CUSTOM_TOPO_JSON=" + std::string(path) + " cannot be read (" + std::strerror(errno) + ")",
+          "Mooncake would silently ignore it; set SRT_MOONCAKE_TOPOLOGY or provide the file");
+    return;
+  }
+  const std::string tmp = std::string(path) + ".tmp." + std::to_string(::getpid());
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  const std::size_t len = std::strlen(topology);
+  const bool ok = f && std::fwrite(topology, 1, len, f) == len;
+  if (f && std::fclose(f) != 0) die("cannot write " + tmp + ": " + std::strerror(errno), "check the directory's permissions");
+  if (!ok || std::rename(tmp.c_str(), path) != 0)
+    die("cannot write the Mooncake topology to " + std::string(path) + ": " + std::strerror(errno),
+        "check that " + dir + " is writable inside the container");
+}
+
+void raise_memlock() {
+  rlimit lim{};
+  ::getrlimit(RLIMIT_MEMLOCK, &lim);
+  if (lim.rlim_cur == RLIM_INFINITY) return;
+  rlimit want{RLIM_INFINITY, RLIM_INFINITY};
+  if (::setrlimit(RLIMIT_MEMLOCK, &want) == 0) return;
+  const int err = errno;
+  const std::string hard = lim.rlim_max == RLIM_INFINITY ? "unlimited" : std::to_string(lim.rlim_max / 1024) + " KiB";
+  die("cannot raise the memlock limit to unlimited (" + std::string(std::strerror(err)) + "; hard limit " + hard +
+          "): Mooncake cannot register KV memory for RDMA",
+      "the admin must run slurmd with LimitMEMLOCK=infinity (and PropagateResourceLimits must not lower it), "
+      "or use backend.mooncake_protocol: tcp");
+}
+
+[[noreturn]] void usage() {
+  std::fprintf(stderr, "usage: srt-exec [--require PATH]... [--rdma] -- PROGRAM [ARGS...]\n");
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> required;
+  bool rdma = false;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") { ++i; break; }
+    if (a == "--require" && i + 1 < argc) required.push_back(argv[++i]);
+    else if (a == "--rdma") rdma = true;
+    else usage();
+  }
+  if (i >= argc) usage();
+  for (const auto& path : required) require_path(path);
+  write_topology();
+  if (rdma) raise_memlock();
+  ::execvp(argv[i], argv + i);
+  const int err = errno;
+  const char* path = std::getenv("PATH");
+  die(std::string("cannot run ") + argv[i] + ": " + std::strerror(err),
+      std::string("PATH is ") + (path ? path : "(unset)") + "; is the program in the container image?");
+}

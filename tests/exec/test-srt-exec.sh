@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test-srt-exec.sh SRT_EXEC STATIC_TARGET: srt-exec is fully static and needs nothing from the
+# host: it runs in a bubblewrap sandbox whose root holds only srt-exec and a static target.
+# Checked there: it writes the Mooncake topology before the exec, refuses a missing --require
+# path and a missing topology directory with a clear message, names a program it cannot run,
+# and raises memlock for RDMA (or says why it cannot).
+set -euo pipefail
+exe=${1:?usage: test-srt-exec.sh SRT_EXEC STATIC_TARGET}
+target=${2:?usage: test-srt-exec.sh SRT_EXEC STATIC_TARGET}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+file -L "$exe" | grep -q 'statically linked' || fail "srt-exec is not static: $(file -L "$exe")"
+if readelf -d "$exe" | grep -q NEEDED; then fail "srt-exec needs shared libraries"; fi
+echo "static: $(file -L "$exe" | cut -d: -f2 | cut -d, -f1-2), no NEEDED entries"
+
+# The sandbox: an empty tmpfs root with srt-exec, the target and an empty /tmp. No /usr, no libc.
+# (No user namespace: root keeps CAP_SYS_RESOURCE, as in a pyxis container with remap-root.)
+box() {
+  bwrap --unshare-all --tmpfs / --ro-bind "$exe" /srt-exec --ro-bind "$target" /target --dir /tmp \
+    --proc /proc --dev /dev --clearenv --setenv PATH /nonexistent "$@"
+}
+out=$(box --setenv MC_CUSTOM_TOPO_JSON /tmp/srt-mooncake-prefill_0.json \
+          --setenv SRT_MOONCAKE_TOPOLOGY '{"hip:0":[["rdma0"],[]]}' /srt-exec -- /target a b)
+echo "$out"
+grep -qx 'arg a' <<<"$out" && grep -qx 'arg b' <<<"$out" || fail "arguments not passed"
+grep -qxF 'topology {"hip:0":[["rdma0"],[]]}' <<<"$out" || fail "the topology file was not written before the exec"
+
+check_refusal() {  # check_refusal WANT_TEXT BOX_ARGS...
+  local want=$1 rc=0 err
+  shift
+  err=$(box "$@" 2>&1 >/dev/null) || rc=$?
+  (( rc != 0 )) || fail "expected a refusal containing '$want'"
+  grep -qF -- "$want" <<<"$err" || fail "message '$err' does not contain '$want'"
+  echo "refused (exit $rc): $(head -n1 <<<"$err")"
+}
+check_refusal '/model/DeepSeek does not exist inside the container' /srt-exec --require /model/DeepSeek -- /target
+check_refusal 'its directory /nonexistent does not exist' \
+  --setenv MC_CUSTOM_TOPO_JSON /nonexistent/topo.json /srt-exec -- /target
+check_refusal 'cannot run python3: No such file or directory' /srt-exec -- python3 -m atom
+
+# memlock: raised where the process may (CAP_SYS_RESOURCE, or an unlimited hard limit); where
+# it may not (this VM's container drops CAP_SYS_RESOURCE), a refusal that says why.
+if prlimit --memlock=unlimited:unlimited true 2>/dev/null; then
+  out=$(box /srt-exec --rdma -- /target)
+  grep -qx 'memlock unlimited' <<<"$out" || fail "memlock not raised for --rdma: $out"
+  echo "--rdma: memlock unlimited"
+else
+  check_refusal 'cannot raise the memlock limit to unlimited' /srt-exec --rdma -- /target
+fi
+rc=0
+err=$(prlimit --memlock=65536:65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
+      "$exe" --rdma -- "$target" 2>&1 >/dev/null) || rc=$?
+(( rc != 0 )) && grep -qF 'cannot raise the memlock limit to unlimited' <<<"$err" \
+  || fail "an unprivileged --rdma run did not refuse clearly: $err"
+echo "--rdma unprivileged, hard limit 64 KiB: $(head -n1 <<<"$err")"
+echo "PASS"
