@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# Helpers for the srt-helper launch tests (test-launch-*.sh). Source after lib.sh and
+# lab_test_init. They need SRT_HELPER (the build's srt-helper) and SRT_JOB (the build's srt-job).
+
+LAUNCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# launch_submit RECIPE [SBATCH ARGS...]: submit RECIPE with srt-job on the lab; prints the job id.
+# python3 in the job is Debian's (BASE/bin first in PATH, see lab-profile.sh) and the launcher
+# reads the lab's profile (the one the plugin's plugstack line names).
+# --exclusive: the profile says node_sharing: exclusive, and two jobs on one node would collide
+# on every port (and one job's health probes would find the other's workers).
+launch_submit() {
+  local recipe=$1 nodes
+  shift
+  mkdir -p "$LAB_BASE/work"
+  nodes=$("$SRT_HELPER" nodes --profile "$LAB_BASE/etc/srt/cluster.yaml" "$recipe")
+  PATH="$LAB_BASE/bin:$PATH" SRTSLURM_CONFIG="$LAB_BASE/etc/srt/cluster.yaml" \
+    sbatch --parsable --exclusive --srt-recipe="$recipe" -N"$nodes" -o "$LAB_BASE/work/launch-%j.out" "$@" "$SRT_JOB"
+}
+
+# launch_job_dir JOBID: where the launcher writes status.json and logs/ (results_root/JOBID).
+launch_job_dir() { echo "$LAB_BASE/results/$1"; }
+
+# launch_status JOBID FIELD: one top-level field of status.json ("" when absent).
+launch_status() {
+  /usr/bin/python3 -c 'import json,sys
+try: print(json.load(open(sys.argv[1])).get(sys.argv[2], ""))
+except Exception: print("")' "$(launch_job_dir "$1")/status.json" "$2"
+}
+
+# launch_wait_state JOBID STATE TIMEOUT: wait until status.json says the launcher entered STATE
+# (it records every state in timings_seconds). Non-zero on timeout or if the job ended first.
+launch_wait_state() {
+  local jid=$1 want=$2 end=$(( $(date +%s) + $3 ))
+  while (( $(date +%s) < end )); do
+    if /usr/bin/python3 -c 'import json,sys
+t = json.load(open(sys.argv[1])).get("timings_seconds", {})
+sys.exit(0 if sys.argv[2] in t else 1)' "$(launch_job_dir "$jid")/status.json" "$want" 2>/dev/null; then
+      return 0
+    fi
+    [[ -n "$(squeue -h -j "$jid" 2>/dev/null)" ]] || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# launch_job_pids JOBID: live processes, on any node, whose environment has SLURM_JOB_ID=JOBID.
+launch_job_pids() {
+  grep -lszxF -- "SLURM_JOB_ID=$1" /proc/[0-9]*/environ 2>/dev/null \
+    | sed 's|^/proc/\([0-9]*\)/environ$|\1|' | while read -r pid; do
+        [[ "$pid" != "$$" ]] && lab_alive "$pid" && echo "$pid"
+      done
+  return 0
+}
+
+# launch_assert_clean JOBID SECONDS: nothing of the job may run after it ended (bounded wait for
+# processes Slurm is still reaping).
+launch_assert_clean() {
+  local jid=$1 end=$(( $(date +%s) + $2 )) left
+  while :; do
+    left=$(launch_job_pids "$jid" | tr '\n' ' ')
+    [[ -z "$left" ]] && { echo "nothing of job $jid is left on any node"; return 0; }
+    (( $(date +%s) < end )) || break
+    sleep 0.2
+  done
+  for pid in $left; do echo "  left: $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" >&2; done
+  lab_fail "processes of job $jid left after it ended: $left"
+}
+
+# launch_show JOBID: the job's output and status.json, for a failing test's log.
+launch_show() {
+  echo "--- job $1 output"
+  cat "$LAB_BASE/work/launch-$1.out" 2>/dev/null || true
+  echo "--- status.json"
+  cat "$(launch_job_dir "$1")/status.json" 2>/dev/null || true
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# test-launch-run.sh BASE RECIPE: the lab twin RECIPE runs end to end with srt-job: every worker
+# healthy, the router's /workers gate passed, then, while the benchmark runs, the listening-port
+# audit (tests/tools/port_audit.py against the Plan) is clean on every node; the benchmark
+# completes (one result per concurrency), the job ends COMPLETED 0:0 with status.json
+# "completed", the logs carry srtctl's names, and nothing of the job is left on any node.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+# shellcheck source=launch-lib.sh
+source "$HERE/launch-lib.sh"
+lab_test_init "${1:-}"
+jid=
+# Whatever happens, the test leaves no job behind.
+trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+recipe=${2:?usage: test-launch-run.sh BASE RECIPE}
+[[ "$recipe" = /* ]] || recipe="$LAUNCH_SRC/$recipe"
+profile="$LAB_BASE/etc/srt/cluster.yaml"
+t0=$(lab_now)
+
+# Slower tokens keep the sweep running long enough to audit it while it serves.
+jid=$(SRT_STANDIN_TOKEN_MS=${SRT_STANDIN_TOKEN_MS:-20} launch_submit "$recipe")
+echo "job $jid: $(basename "$recipe")"
+launch_wait_state "$jid" benchmark 120 || { launch_show "$jid"; lab_fail "job $jid never reached the benchmark"; }
+echo "benchmark started after $(lab_elapsed "$t0") s"
+
+nodelist=$(squeue -h -j "$jid" -o %N)
+plan="$LAB_BASE/work/plan-$jid.json"
+"$SRT_HELPER" plan "$recipe" --profile "$profile" --nodelist "$nodelist" --job-id "$jid" --json > "$plan"
+for node in $(scontrol show hostnames "$nodelist"); do
+  # Each node is its own network namespace: its sockets are only visible from inside it.
+  nsenter --net="/run/netns/$LAB_NETNS_PREFIX-$node" /usr/bin/python3 "$LAUNCH_SRC/tests/tools/port_audit.py" \
+    --plan "$plan" --node "$node" --marker 'SLURM_JOB_ID={job_id}' --marker 'SLURM_JOB_NAME={step_name}' \
+    || { launch_show "$jid"; lab_fail "port audit on $node"; }
+done
+echo "port audit clean on every node after $(lab_elapsed "$t0") s"
+
+result=$(lab_wait_job "$jid" 600) || { launch_show "$jid"; lab_fail "job did not complete: $result"; }
+echo "$result after $(lab_elapsed "$t0") s"
+[[ "$(launch_status "$jid" state)" == completed ]] || { launch_show "$jid"; lab_fail "status.json does not say completed"; }
+dir=$(launch_job_dir "$jid")
+want=$(grep -o 'for c in [0-9 ]*' "$recipe" | wc -w)
+want=$(( want - 3 ))  # "for c in"
+got=$(find "$dir/fixed-seq" -name '*.json' | wc -l)
+(( got == want )) || lab_fail "expected $want benchmark results, found $got in $dir/fixed-seq"
+[[ -s "$dir/runtime-logs.tar.gz" && -s "$dir/logs.tar.gz" ]] || lab_fail "log archives missing in $dir"
+for log in benchmark.out "sweep_$jid.log" "$(scontrol show hostnames "$nodelist" | head -n1)_atomesh_0.out"; do
+  [[ -s "$dir/logs/$log" ]] || lab_fail "log $log missing"
+done
+ls "$dir/logs" | grep -q '_prefill_w0.out$' || lab_fail "no <node>_prefill_w0.out log"
+launch_assert_clean "$jid" 10
+echo "PASS: $(basename "$recipe") in $(lab_elapsed "$t0") s ($got results)"
