@@ -6,10 +6,13 @@
 #include <string>
 
 #include "commands.hpp"
+#include "common.hpp"
 #include "slurmapi/addresses.hpp"
 #include "slurmapi/hostlist.hpp"
 #include "srt/error.hpp"
+#include "srt/contract.hpp"
 #include "srt/plan.hpp"
+#include "srt/topology.hpp"
 
 namespace srt::helper {
 
@@ -17,11 +20,11 @@ namespace {
 
 struct PlanArgs {
   std::string recipe;
-  std::string profile;
+  RecipeFlags flags;
   std::string nodelist;
   std::uint64_t job_id = 0;
   std::string kv_capability = "auto";
-  std::vector<std::string> set, unset;
+  std::string topology_xml;
   bool json = false;
 };
 
@@ -53,12 +56,8 @@ void print_table(const Plan& plan) {
 }
 
 void run(const PlanArgs& a) {
-  const std::string profile_path = find_profile_path(a.profile);
-  const Profile profile = profile_path.empty() ? default_profile() : load_profile_file(profile_path);
-  RecipeOptions ro;
-  ro.set = a.set;
-  ro.unset = a.unset;
-  const Recipe recipe = load_recipe_file(a.recipe, ro);
+  const Profile profile = load_profile(a.flags.profile);
+  const Recipe recipe = load_recipe_file(a.recipe, recipe_options(a.flags, profile));
 
   std::string nodelist = a.nodelist;
   if (nodelist.empty()) {
@@ -73,7 +72,17 @@ void run(const PlanArgs& a) {
   in.recipe_path = a.recipe;
   in.kv_events_capability = a.kv_capability;
   in.addresses = slurmapi::resolve_addresses(in.nodes, profile);
-  const Plan plan = make_plan(recipe, profile, in);
+  Plan plan = make_plan(recipe, profile, in);
+  if (!a.topology_xml.empty()) {
+    // As if every node had this topology: the per-node binding a worker step would get.
+    const NodeTopology topo = read_topology_xml(a.topology_xml);
+    for (auto& p : plan.processes) {
+      if (p.role != "prefill" && p.role != "decode" && p.role != "agg") continue;
+      StepEnvironment env = step_environment(plan, p.node_index, p.name);
+      bind_step(env, topo, NodeGrant{}, profile);
+      p.env = env.set;
+    }
+  }
   if (a.json) std::cout << plan_to_json(plan).dump(2) << "\n";
   else print_table(plan);
 }
@@ -84,13 +93,12 @@ void add_plan(CLI::App& app) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand("plan", "Print the Plan: roles, placement, ports, argv and environment");
   cmd->add_option("recipe", args->recipe, "Recipe file")->required();
-  cmd->add_option("--profile", args->profile, "Cluster profile (default: $SRTSLURM_CONFIG, /etc/srt/cluster.yaml)");
+  add_recipe_flags(cmd, args->flags);
   cmd->add_option("--nodelist", args->nodelist, "Slurm host list (default: $SLURM_JOB_NODELIST)");
   cmd->add_option("--job-id", args->job_id, "Job id (default 0)");
   cmd->add_option("--kv-events-capability", args->kv_capability, "What the image can do: auto, offset, connect, none")
       ->check(CLI::IsMember({"auto", "offset", "connect", "none"}));
-  cmd->add_option("--set", args->set, "Override a recipe key: key.path=VALUE (repeatable)");
-  cmd->add_option("--unset", args->unset, "Remove a recipe key (repeatable)");
+  cmd->add_option("--topology", args->topology_xml, "Fill the workers' bindings as if every node had this hwloc XML topology");
   cmd->add_flag("--json", args->json, "Print the whole Plan as JSON");
   cmd->callback([args] { run(*args); });
 }

@@ -45,6 +45,7 @@ Submitted submit(const SubmitRequest& req) {
   RecipeOptions ro;
   ro.set = req.set;
   ro.unset = req.unset;
+  ro.default_gpus_per_node = s.profile.gpus_per_node;
   s.recipe = load_recipe_file(req.recipe, ro);
   s.recipe_file = req.set.empty() && req.unset.empty() ? req.recipe : write_effective_recipe(s.recipe, req.recipe);
 

@@ -94,7 +94,9 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
          "(digest " + profile.digest.substr(0, 12) + " here, " + snap.profile_digest.substr(0, 12) + " at submit)",
          "the cluster admin must install the same profile on every node and login host");
 
-  const Recipe recipe = load_recipe_text(snap.recipe_text, snap.recipe_path);
+  RecipeOptions ro;
+  ro.default_gpus_per_node = profile.gpus_per_node;
+  const Recipe recipe = load_recipe_text(snap.recipe_text, snap.recipe_path, ro);
   PlanInputs in;
   in.nodes = job_nodes;
   in.job_id = item<uint32_t>(sp, S_JOB_ID, "the job id");

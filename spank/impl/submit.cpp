@@ -26,7 +26,9 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
     const Profile profile = load_plugin_profile(config);
     const std::string path = state.recipe;
     const std::string text = read_text_file(path, LoadLimits{}.max_bytes);
-    const Recipe recipe = load_recipe_text(text, path);
+    RecipeOptions ro;
+    ro.default_gpus_per_node = profile.gpus_per_node;
+    const Recipe recipe = load_recipe_text(text, path, ro);
 
     PlanInputs in;
     in.job_id = 0;
