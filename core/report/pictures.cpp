@@ -125,8 +125,9 @@ Json plot_input(const std::vector<Run>& runs, const fs::path& out_dir, const Pic
     for (const auto& p : r.points) {
       const std::string conc = "c" + std::to_string(p.concurrency);
       if (!p.plottable()) {
-        run["not_drawn"].push_back(conc + " " + (p.state == PointState::missing ? "missing" : "failed") + ": " +
-                                   p.failure);
+        // The table has the full reason; under the chart a short one keeps the note readable.
+        run["not_drawn"].push_back(p.state == PointState::missing ? conc + " missing (no result file)"
+                                                                  : conc + " failed: " + p.failure);
         continue;
       }
       run["points"].push_back({{"concurrency", p.concurrency},

@@ -1,0 +1,74 @@
+// srt-helper report: a sweep's results as a table per run and one throughput-vs-interactivity
+// picture for all of them. The work is in core/report; this file reads options and prints.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "srt/report.hpp"
+
+namespace srt::helper {
+
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> dirs;
+  std::string out;
+  int gpus = 0;
+  bool json = false;
+  bool no_pictures = false;
+  std::string metric = "total";
+  std::string python = "/usr/bin/python3";
+  std::string title;
+};
+
+void run(const ReportArgs& a) {
+  report::LoadOptions load;
+  load.gpus = a.gpus;
+  std::vector<report::Run> runs;
+  for (const auto& dir : a.dirs)
+    for (auto& r : report::load_runs(dir, load)) runs.push_back(std::move(r));
+
+  if (a.json) {
+    std::cout << report::runs_to_json(runs).dump(2) << "\n";
+  } else {
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      std::cout << (i ? "\n" : "") << report::render_table(runs[i]);
+  }
+  std::cout.flush();
+  if (a.no_pictures) return;
+
+  report::PictureOptions pictures;
+  pictures.python = a.python;
+  pictures.y_metric = a.metric;
+  pictures.title = a.title;
+  // The table is already out: a plotting failure costs the picture, never the numbers.
+  const auto written = report::write_pictures(runs, a.out.empty() ? a.dirs.front() : a.out, pictures);
+  std::fprintf(stderr, "pictures: %s %s\n", written.png.c_str(), written.svg.c_str());
+}
+
+}  // namespace
+
+void add_report(CLI::App& app) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "tables and the throughput-per-GPU vs interactivity picture of benchmark sweeps");
+  cmd->add_option("RESULTS_DIR", args->dirs,
+                  "a job's results directory (<root>/<jobid>, holding fixed-seq/<name>-c<N>.json) or its fixed-seq/")
+      ->required();
+  cmd->add_option("--out", args->out, "where the PNG and SVG go (default: the first RESULTS_DIR)");
+  cmd->add_option("--gpus", args->gpus, "GPUs of the run's workers, for runs without plan.json")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", args->json, "print the runs as JSON instead of tables");
+  cmd->add_flag("--no-pictures", args->no_pictures, "print only");
+  cmd->add_option("--metric", args->metric,
+                  "picture's y axis: total (input+output tok/s per GPU, InferenceX's tput_per_gpu) or output")
+      ->check(CLI::IsMember({"total", "output"}));
+  cmd->add_option("--python", args->python, "python with matplotlib that draws the pictures");
+  cmd->add_option("--title", args->title, "picture title");
+  cmd->callback([args] { run(*args); });
+}
+
+}  // namespace srt::helper
