@@ -26,6 +26,7 @@ constexpr double kPollSeconds = 0.05;    // signals and exits
 constexpr double kProbeSeconds = 0.25;   // readiness: noticed within half a second
 constexpr double kProgressSeconds = 15;  // a progress line at least this often while waiting
 constexpr int kTailLines = 30;
+constexpr double kSignalRaceSeconds = 0.3;
 
 struct Stop {
   Outcome outcome;
@@ -99,12 +100,16 @@ class Launch {
 
   // Signals and critical exits, every poll. `awaited` is a step whose end is the point of the
   // state (the benchmark): its end is returned, not treated as a failure.
-  bool check(const RunningStep* awaited = nullptr) {
+  void check_signal() {
     if (const int sig = pending_signal()) {
       if (sig == SIGUSR1)
         throw Stop{{"timeout", "time limit: Slurm sent SIGUSR1 (--signal=B:USR1) during " + state_, 1}};
       throw Stop{{"cancelled", std::string("cancelled: ") + ::strsignal(sig) + " during " + state_, 1}};
     }
+  }
+
+  bool check(const RunningStep* awaited = nullptr) {
+    check_signal();
     bool awaited_ended = false;
     for (auto& s : steps_) {
       if (s.ended >= 0 || !s.srun.finished()) continue;
@@ -112,6 +117,12 @@ class Launch {
       if (&s == awaited) {
         awaited_ended = true;
         continue;
+      }
+      // scancel signals every step and the batch step at once; a step may be seen ending before
+      // our own TERM arrives. Give it a moment so a cancelled job is reported as cancelled.
+      if (s.srun.exit_code() != 0) {
+        sleep_s(kSignalRaceSeconds);
+        check_signal();
       }
       const std::string what = s.process->name + " on " + s.process->node + " ended (" + s.srun.describe() + ") during " + state_;
       console_.line(what);

@@ -2,6 +2,8 @@
 # Helpers for the srt-helper launch tests (test-launch-*.sh). Source after lib.sh and
 # lab_test_init. They need SRT_HELPER (the build's srt-helper) and SRT_JOB (the build's srt-job).
 
+# The source tree (recipes, stand-ins, tools), for the tests that source this file.
+export LAUNCH_SRC
 LAUNCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # launch_submit RECIPE [SBATCH ARGS...]: submit RECIPE with srt-job on the lab; prints the job id.

@@ -48,6 +48,6 @@ got=$(find "$dir/fixed-seq" -name '*.json' | wc -l)
 for log in benchmark.out "sweep_$jid.log" "$(scontrol show hostnames "$nodelist" | head -n1)_atomesh_0.out"; do
   [[ -s "$dir/logs/$log" ]] || lab_fail "log $log missing"
 done
-ls "$dir/logs" | grep -q '_prefill_w0.out$' || lab_fail "no <node>_prefill_w0.out log"
+compgen -G "$dir/logs/*_prefill_w0.out" >/dev/null || lab_fail "no <node>_prefill_w0.out log"
 launch_assert_clean "$jid" 10
 echo "PASS: $(basename "$recipe") in $(lab_elapsed "$t0") s ($got results)"

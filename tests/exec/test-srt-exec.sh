@@ -22,7 +22,7 @@ box() {
 out=$(box --setenv MC_CUSTOM_TOPO_JSON /tmp/srt-mooncake-prefill_0.json \
           --setenv SRT_MOONCAKE_TOPOLOGY '{"hip:0":[["rdma0"],[]]}' /srt-exec -- /target a b)
 echo "$out"
-grep -qx 'arg a' <<<"$out" && grep -qx 'arg b' <<<"$out" || fail "arguments not passed"
+{ grep -qx 'arg a' <<<"$out" && grep -qx 'arg b' <<<"$out"; } || fail "arguments not passed"
 grep -qxF 'topology {"hip:0":[["rdma0"],[]]}' <<<"$out" || fail "the topology file was not written before the exec"
 
 check_refusal() {  # check_refusal WANT_TEXT BOX_ARGS...
@@ -50,7 +50,7 @@ fi
 rc=0
 err=$(prlimit --memlock=65536:65536 setpriv --reuid=65534 --regid=65534 --clear-groups \
       "$exe" --rdma -- "$target" 2>&1 >/dev/null) || rc=$?
-(( rc != 0 )) && grep -qF 'cannot raise the memlock limit to unlimited' <<<"$err" \
+{ (( rc != 0 )) && grep -qF 'cannot raise the memlock limit to unlimited' <<<"$err"; } \
   || fail "an unprivileged --rdma run did not refuse clearly: $err"
 echo "--rdma unprivileged, hard limit 64 KiB: $(head -n1 <<<"$err")"
 echo "PASS"

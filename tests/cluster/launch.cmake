@@ -1,0 +1,50 @@
+# srt-helper launch on a real lab (label "cluster"): its own 3-node netns lab (fixture
+# lab_launch, base ${SRT_LAB_DIR}/launch, ports SRT_LAB_PORT+30..+31) with the project's plugin,
+# fake_pyxis.so (pyxis's option names) and the lab profile (bwrap runtime). The tests share the
+# lab one at a time (RESOURCE_LOCK): each runs whole jobs that load the two cores.
+add_subdirectory(fake_pyxis)
+
+if(TARGET spank_srt AND TARGET srt_spank_impl)
+  set(_launch_base "${SRT_LAB_DIR}/launch")
+  math(EXPR _launch_port "${SRT_LAB_PORT} + 30")
+  set(_launch_env "SRT_HELPER=$<TARGET_FILE:srt-helper>"
+                  "SRT_JOB=${PROJECT_BINARY_DIR}/helper/srt-job")
+  add_test(NAME cluster.launch.build
+    COMMAND "${CMAKE_COMMAND}" --build "${PROJECT_BINARY_DIR}"
+            --target spank_srt srt_spank_impl srt-helper srt-exec fake_pyxis)
+  add_test(NAME cluster.launch.start
+    COMMAND "${_lab_scripts}/lab-start.sh" --base "${_launch_base}" --port ${_launch_port} --mode netns
+            --nodes 3 --timeout ${SRT_LAB_TIMEOUT}
+            --spank "$<TARGET_FILE:spank_srt> impl=$<TARGET_FILE:srt_spank_impl> profile=${_launch_base}/etc/srt/cluster.yaml"
+            --spank "$<TARGET_FILE:fake_pyxis>")
+  add_test(NAME cluster.launch.profile COMMAND "${_lab_scripts}/lab-profile.sh" "${_launch_base}")
+  add_test(NAME cluster.launch.stop
+    COMMAND "${_lab_scripts}/lab-stop.sh" --base "${_launch_base}" --port ${_launch_port})
+  set_tests_properties(cluster.launch.build PROPERTIES FIXTURES_SETUP lab_launch_build TIMEOUT 900)
+  set_tests_properties(cluster.launch.start PROPERTIES FIXTURES_SETUP lab_launch FIXTURES_REQUIRED lab_launch_build)
+  set_tests_properties(cluster.launch.profile PROPERTIES FIXTURES_SETUP lab_launch DEPENDS cluster.launch.start)
+  set_tests_properties(cluster.launch.stop PROPERTIES FIXTURES_CLEANUP lab_launch)
+  set(_launch_names cluster.launch.build cluster.launch.start cluster.launch.profile cluster.launch.stop)
+
+  # name -> command line (after the script); each runs against the fixture's lab.
+  set(_launch_tests
+    "1p1d|test-launch-run.sh|recipes/lab/disagg-1p1d-tp8-lab.yaml"
+    "2p1d|test-launch-run.sh|recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml"
+    "unhealthy|test-launch-unhealthy.sh|"
+    "killed|test-launch-killed.sh|"
+    "scancel|test-launch-scancel.sh|"
+    "timelimit|test-launch-timelimit.sh|"
+    "pyxis-argv|test-launch-pyxis-argv.sh|")
+  foreach(entry IN LISTS _launch_tests)
+    string(REPLACE "|" ";" parts "${entry}")
+    list(GET parts 0 name)
+    list(GET parts 1 script)
+    list(GET parts 2 arg)
+    add_test(NAME cluster.launch.${name} COMMAND "${_lab_scripts}/${script}" "${_launch_base}" ${arg})
+    set_tests_properties(cluster.launch.${name} PROPERTIES FIXTURES_REQUIRED lab_launch
+      RESOURCE_LOCK lab_launch SKIP_RETURN_CODE 77 ENVIRONMENT "${_launch_env}")
+    list(APPEND _launch_names cluster.launch.${name})
+  endforeach()
+  set_tests_properties(${_launch_names} PROPERTIES LABELS cluster)
+  set_tests_properties(cluster.launch.1p1d cluster.launch.2p1d PROPERTIES TIMEOUT 600)
+endif()

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test-launch-pyxis-argv.sh BASE: the pyxis command lines srt-helper launch builds are ones a
+# real srun accepts. The lab loads fake_pyxis.so (pyxis's option names, no containers); inside
+# an srt job, every step's srun line from `srt-helper launch --dry-run` under a pyxis profile is
+# run with `env` as its command, and each task must see the image, the mounts (in srtctl's
+# order: /logs first, /dev/kfd, /dev/dri, the profile's default_mounts, srt-exec) and the
+# recipe's container srun_options as pyxis would receive them.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+# shellcheck source=launch-lib.sh
+source "$HERE/launch-lib.sh"
+lab_test_init "${1:-}"
+jid=
+# Whatever happens, the test leaves no job behind.
+trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+work=$(lab_scratch launch-pyxis)
+recipe="$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+sed -e 's/^container_runtime: .*/container_runtime: pyxis/' -e "s|^results_root: .*|results_root: $work/results|" \
+  "$LAB_BASE/etc/srt/cluster.yaml" > "$work/pyxis.yaml"
+cat > "$work/job.sh" <<'JOB'
+#!/bin/bash
+set -euo pipefail
+"$SRT_HELPER" launch --dry-run --profile "$WORK/pyxis.yaml" --recipe "$RECIPE" \
+  --nodelist "$SLURM_JOB_NODELIST" --job-id "$SLURM_JOB_ID" > "$WORK/steps.json"
+mkdir -p "$WORK/results/$SLURM_JOB_ID/logs"
+/usr/bin/python3 - "$WORK/steps.json" <<'PY'
+import json, subprocess, sys
+for step in json.load(open(sys.argv[1])):
+    r = subprocess.run(step["srun"] + ["env"])
+    print(step["name"], "srun exit", r.returncode, flush=True)
+    if r.returncode:
+        sys.exit(1)
+PY
+JOB
+jid=$(WORK=$work RECIPE=$recipe sbatch --parsable --srt-recipe="$recipe" -N2 -o "$work/job-%j.out" "$work/job.sh")
+result=$(lab_wait_job "$jid" 60) || { cat "$work/job-$jid.out"; lab_fail "job: $result"; }
+cat "$work/job-$jid.out"
+logs="$work/results/$jid/logs"
+image=$(awk -F'"' '/^  container:/ { print $2; exit }' "$recipe")
+for log in node1_prefill_w0.out node2_decode_w0.out node1_atomesh_0.out benchmark.out; do
+  [[ -s "$logs/$log" ]] || lab_fail "no $log"
+  grep -qxF "FAKE_PYXIS_CONTAINER_IMAGE=$image" "$logs/$log" || lab_fail "$log: image not passed"
+  grep -qx 'FAKE_PYXIS_NO_CONTAINER_MOUNT_HOME=1' "$logs/$log" || lab_fail "$log: --no-container-mount-home"
+  grep -qx 'FAKE_PYXIS_NO_CONTAINER_ENTRYPOINT=1' "$logs/$log" || lab_fail "$log: --no-container-entrypoint"
+  grep -qx 'FAKE_PYXIS_CONTAINER_WRITABLE=1' "$logs/$log" || lab_fail "$log: recipe srun_options"
+  grep -qx 'FAKE_PYXIS_CONTAINER_REMAP_ROOT=1' "$logs/$log" || lab_fail "$log: recipe srun_options"
+  grep -q '^FAKE_PYXIS_CONTAINER_NAME=srt-' "$logs/$log" || lab_fail "$log: --container-name"
+  mounts=$(sed -n 's/^FAKE_PYXIS_CONTAINER_MOUNTS=//p' "$logs/$log")
+  want="$work/results/$jid/logs:/logs,$work/results:/results,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri,$LAB_BASE/infmax-workspace:/infmax-workspace,"
+  [[ "$mounts" == "$want"*":/usr/local/libexec/srt/srt-exec:ro" ]] || lab_fail "$log: mounts are $mounts"
+  echo "$log: image, mounts, options as pyxis would get them"
+done
+grep -qx 'SRT_STEP=prefill:0' "$logs/node1_prefill_w0.out" || lab_fail "the worker step lost --srt-step"
+echo "PASS: real srun accepted every pyxis step line"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# test-launch-unhealthy.sh BASE: a worker that never becomes healthy (stand-ins loading for
+# 600 s) stops the job at the recipe's health deadline (here 3 x 1 s), with the reason in
+# status.json and on the job's output, and leaves nothing running.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+# shellcheck source=launch-lib.sh
+source "$HERE/launch-lib.sh"
+lab_test_init "${1:-}"
+jid=
+# Whatever happens, the test leaves no job behind.
+trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+work=$(lab_scratch launch-unhealthy)
+recipe="$work/unhealthy.yaml"
+sed -e 's/^  max_attempts: 60 .*/  max_attempts: 3/' "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml" > "$recipe"
+grep -q '^  max_attempts: 3$' "$recipe" || lab_fail "could not shorten the health budget"
+
+t0=$(lab_now)
+jid=$(SRT_STANDIN_LOAD_SECONDS=600 launch_submit "$recipe")
+echo "job $jid: workers load for 600 s, health budget 3 s"
+result=$(lab_wait_job "$jid" 60) && { launch_show "$jid"; lab_fail "job $jid completed"; }
+elapsed=$(lab_elapsed "$t0")
+echo "$result after $elapsed s"
+[[ "$result" == *"JobState=FAILED"* ]] || { launch_show "$jid"; lab_fail "expected FAILED: $result"; }
+state=$(launch_status "$jid" state)
+reason=$(launch_status "$jid" reason)
+echo "status.json: $state: $reason"
+[[ "$state" == failed && "$reason" == *"workers not healthy after 3 s"* && "$reason" == *"prefill:0"* ]] \
+  || { launch_show "$jid"; lab_fail "status.json does not give the health deadline as the reason"; }
+grep -q 'workers not healthy after 3 s' "$LAB_BASE/work/launch-$jid.out" || lab_fail "the reason is not on the job's output"
+launch_assert_clean "$jid" 10
+echo "PASS: stopped at the deadline, $elapsed s after submission"
