@@ -100,7 +100,9 @@ Job load_job(const Options& o) {
     in.job_id = o.job_id;
   }
   // Exactly as the plugin reads it (spank/impl/stepd.cpp), or the digests cannot agree.
-  job.recipe = load_recipe_text(text, recipe_path);
+  RecipeOptions ro;
+  ro.default_gpus_per_node = job.profile.gpus_per_node;
+  job.recipe = load_recipe_text(text, recipe_path, ro);
   if (!job.recipe.unsupported_keys.empty())
     fail("this recipe uses what srt-spank cannot launch yet: " + keys_list(job.recipe.unsupported_keys),
          "remove those keys (srt-helper validate lists them), or run the recipe with srtctl");
