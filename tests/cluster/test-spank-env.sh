@@ -10,6 +10,7 @@ source "$HERE/lib.sh"
 lab_test_init "${1:-}"
 user=${2:-root}
 helper=${SRT_HELPER:?set SRT_HELPER to the srt-helper binary}
+unset SRT_HELPER  # the tasks must see only what the plugin sets
 profile="$LAB_BASE/etc/srt/cluster.yaml"
 if [[ "$user" == root ]]; then
   work=$(lab_scratch "spank-env-root")
@@ -25,7 +26,9 @@ cp "$HERE/../../recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml" "
 chmod 644 "$recipe"
 check() { /usr/bin/python3 "$HERE/check_srt_env.py" "$@"; }
 plan_for() {  # JOBID -> plan.json path
-  "$helper" plan "$recipe" --profile "$profile" --nodelist "$LAB_NODES" --job-id "$1" --json > "$work/plan-$1.json"
+  # The lab's plugin line names the same fixture topology (topology=...), so workers bind alike.
+  "$helper" plan "$recipe" --profile "$profile" --nodelist "$LAB_NODES" --job-id "$1" \
+    --topology "$HERE/../fixtures/topology/mi355x-8gpu-pollara.xml" --json > "$work/plan-$1.json"
   echo "$work/plan-$1.json"
 }
 
@@ -39,10 +42,11 @@ plan_nodes() { /usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1
 decode_node=$(plan_nodes "$(plan_for 0)" decode:0)
 cat > "$work/job.sh" <<EOS
 #!/bin/bash
+export PATH=/usr/local/bin:/usr/bin:/bin   # --export=NONE starts the script with no PATH
 sleep 1
 env | sed 's/^/0: /' > batch.dump
-srun -N3 -l env > inner.dump
-srun -N1 -w $decode_node --srt-step=decode:0 -l env > worker.dump
+srun -N3 -l /usr/bin/env > inner.dump   # inner sruns inherit --export=NONE: no PATH
+srun -N1 -w $decode_node --srt-step=decode:0 -l /usr/bin/env > worker.dump
 EOS
 chmod 755 "$work/job.sh"
 for export in ALL NONE; do

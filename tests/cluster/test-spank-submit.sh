@@ -8,6 +8,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
 lab_test_init "${1:-}"
+unset SRT_HELPER  # ctest passes it; the tasks must see only what the plugin sets
 work=$(lab_scratch spank-submit)
 cd "$work"
 good="$HERE/../../recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
