@@ -44,6 +44,7 @@ std::vector<std::string> sbatch_arguments(const Recipe& r, const Profile& p, con
   add_directive(a, "srt-recipe", o.recipe_path);
   a.insert(a.end(), o.extra.begin(), o.extra.end());
   a.push_back(o.job_script);
+  a.insert(a.end(), o.script_args.begin(), o.script_args.end());
   return a;
 }
 

@@ -7,12 +7,16 @@
 
 namespace srt::launch {
 
+void write_json_atomically(const std::string& path, const Json& j);
+
 void write_status(const Job& job, const std::vector<RunningStep>& steps, const Outcome& outcome,
                   const Timings& timings, double started_unix) {
   Json j = Json::object();
   j["job_id"] = job.plan.job_id;
   j["recipe"] = job.recipe.name;
   j["plan_digest"] = job.plan.digest;
+  // What `srt-helper report` needs to show a concurrency that produced no file as missing.
+  if (!job.recipe.benchmark.concurrencies.empty()) j["concurrencies"] = job.recipe.benchmark.concurrencies;
   j["state"] = outcome.state;
   j["reason"] = outcome.reason;
   j["started_unix"] = started_unix;
@@ -33,7 +37,12 @@ void write_status(const Job& job, const std::vector<RunningStep>& steps, const O
     }
     j["processes"].push_back(std::move(p));
   }
-  const std::string path = job.job_dir + "/status.json";
+  write_json_atomically(job.job_dir + "/status.json", j);
+  // The Plan beside the results: GPU counts for the report and InferenceX's file names.
+  write_json_atomically(job.job_dir + "/plan.json", plan_to_json(job.plan));
+}
+
+void write_json_atomically(const std::string& path, const Json& j) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);

@@ -56,6 +56,12 @@ Submitted submit(const SubmitRequest& req) {
   const std::string root = s.profile.output_dir.empty() ? s.profile.results_root : s.profile.output_dir;
   if (!root.empty() && access(root.c_str(), W_OK) == 0) o.output = root + "/sweep_%j.log";
   o.extra = req.sbatch_extra;
+  // The launcher inside the job must read the same profile the plugin checked the job against.
+  const std::string profile_path = find_profile_path(req.profile);
+  if (!profile_path.empty()) {
+    char resolved[PATH_MAX];
+    o.script_args = {"--profile", realpath(profile_path.c_str(), resolved) ? resolved : profile_path};
+  }
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   const auto args = sbatch_arguments(s.recipe, s.profile, o);
   argv.insert(argv.end(), args.begin(), args.end());

@@ -15,6 +15,7 @@ struct SubmitOptions {
   std::string output;                   // --output (sbatch's own log), "" = sbatch's default
   std::string job_name_override;        // $RUNNER_NAME wins over the recipe's name, as srtctl
   std::vector<std::string> extra;       // the user's own sbatch options, after ours (they win)
+  std::vector<std::string> script_args; // after the script: srt-job passes them to `srt-helper launch`
 };
 
 // sbatch's argv (without "sbatch"): nodes, job name, time, account, partition, the profile's GPU
