@@ -23,7 +23,7 @@ namespace srt::launch {
 namespace {
 
 constexpr double kPollSeconds = 0.05;    // signals and exits
-constexpr double kProbeSeconds = 0.25;   // readiness: noticed within half a second
+constexpr double kProbeSeconds = 0.1;    // readiness: noticed within a tenth of a second
 constexpr double kProgressSeconds = 15;  // a progress line at least this often while waiting
 constexpr int kTailLines = 30;
 constexpr double kSignalRaceSeconds = 0.3;

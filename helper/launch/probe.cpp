@@ -12,7 +12,9 @@ ProbeResult http_get(const std::string& host, int port, const std::string& path)
   client.set_write_timeout(1, 0);
   auto res = client.Get(path);
   if (!res) {
-    r.why = httplib::to_string(res.error());
+    // httplib's names are terse ("Connection"): say what it means for a worker.
+    r.why = res.error() == httplib::Error::Connection ? "nothing listening yet (connection refused or unreachable)"
+                                                      : httplib::to_string(res.error());
     return r;
   }
   r.status = res->status;
