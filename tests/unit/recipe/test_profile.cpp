@@ -32,12 +32,16 @@ TEST_CASE("the shipped MI355X profile", "[profile]") {
   CHECK(p.gpu_sbatch_directive == "gres");
   CHECK(p.container_runtime == srt::ContainerRuntime::pyxis);
   CHECK(p.frontend_port == 8000);
-  CHECK(p.results_root == "/results");
+  // results_root is the host directory; the profile mounts it as /results for the benchmark.
+  CHECK(p.results_root == "/it-share/results");
   REQUIRE(p.default_health_check);
   CHECK(p.default_health_check->max_attempts == 720);
   std::vector<std::string> containers;
   for (const auto& [host, container] : p.default_mounts) containers.push_back(container);
   CHECK(containers == std::vector<std::string>{"/dev/kfd", "/dev/dri", "/hf_hub_cache", "/infmax-workspace", "/results"});
+  bool results_mounted = false;
+  for (const auto& [host, container] : p.default_mounts) results_mounted |= host == p.results_root && container == "/results";
+  CHECK(results_mounted);
   std::ifstream in(kProfile, std::ios::binary);
   std::stringstream bytes;
   bytes << in.rdbuf();
