@@ -34,8 +34,9 @@ while IFS= read -r -d '' file; do
   found=$((found + 1))
   rel=${file#"$root"}
   name=$(basename "$file")
-  needed=$(readelf -d "$file" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
-  glibc=$(readelf -W --dyn-syms "$file" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1)
+  needed=$(readelf -d "$file" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ' || true)
+  # A static binary has no dynamic symbols: grep finds nothing, which is not an error here.
+  glibc=$(readelf -W --dyn-syms "$file" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1 || true)
   printf '%-58s %-10s %s\n' "$rel" "${glibc:--}" "${needed:-(none)}"
   allowed=$(allowed_for "$name")
   if [[ -z "$allowed" ]]; then

@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/../.." && pwd)
-pkgdir=${1:?usage: check-rpm.sh PKGDIR}
+pkgdir=$(cd "${1:?usage: check-rpm.sh PKGDIR}" && pwd)
 status=0
 fail() { echo "FAIL: $*" >&2; status=1; }
 
