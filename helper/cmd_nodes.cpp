@@ -19,13 +19,7 @@ void add_nodes(CLI::App& app) {
   cmd->add_option("RECIPE", args->recipe, "recipe file")->required();
   cmd->callback([args] {
     Profile profile;
-    try {
-      profile = load_profile(args->flags.profile);
-    } catch (const Error& e) {
-      std::fprintf(stderr, "srt-helper: cluster profile: %s\n", e.what());
-      exit_code = 2;
-      return;
-    }
+    if (!load_profile_or_usage_error(args->flags.profile, profile)) return;
     try {
       Recipe recipe = load_recipe_file(args->recipe, recipe_options(args->flags, profile));
       print_warnings(recipe.source.warnings);

@@ -49,13 +49,7 @@ void add_validate(CLI::App& app) {
   cmd->add_option("RECIPE", args->recipes, "recipe files")->required();
   cmd->callback([args] {
     Profile profile;
-    try {
-      profile = load_profile(args->flags.profile);
-    } catch (const Error& e) {
-      std::fprintf(stderr, "srt-helper: cluster profile: %s\n", e.what());
-      exit_code = 2;
-      return;
-    }
+    if (!load_profile_or_usage_error(args->flags.profile, profile)) return;
     print_warnings(profile.source.warnings);
     bool all_ok = true;
     for (const auto& path : args->recipes) all_ok = validate_one(path, *args, profile) && all_ok;

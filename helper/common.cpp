@@ -1,4 +1,6 @@
 #include "common.hpp"
+#include "commands.hpp"
+#include "srt/error.hpp"
 
 #include <cstdio>
 
@@ -28,6 +30,17 @@ RecipeOptions recipe_options(const RecipeFlags& flags, const Profile& profile) {
 
 void print_warnings(const std::vector<Diagnostic>& warnings) {
   for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.str().c_str());
+}
+
+bool load_profile_or_usage_error(const std::string& explicit_path, Profile& out) {
+  try {
+    out = load_profile(explicit_path);
+    return true;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "srt-helper: cluster profile: %s\n", e.what());
+    exit_code = 2;
+    return false;
+  }
 }
 
 }  // namespace srt::helper

@@ -25,6 +25,10 @@ void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags);
 // built-in default. Throws srt::Error when the named profile is bad.
 Profile load_profile(const std::string& explicit_path, const ReadOptions& read = {});
 
+// load_profile for commands whose exit code 2 means "the environment is wrong": on error prints
+// "srt-helper: cluster profile: ..." to stderr, sets exit_code = 2 and returns false.
+bool load_profile_or_usage_error(const std::string& explicit_path, Profile& out);
+
 // Recipe options for `flags`, with the profile's gpus_per_node for the rules that need it.
 RecipeOptions recipe_options(const RecipeFlags& flags, const Profile& profile);
 
