@@ -11,7 +11,8 @@ answering means the engine is up). A rank that dies kills the server with exit s
 Stand-in knobs (environment): SRT_STANDIN_LOAD_SECONDS (0), SRT_STANDIN_TOKEN_MS (2),
 SRT_STANDIN_PREFILL_MS (5), SRT_STANDIN_EOS_AFTER (unset: only max_tokens ends a request),
 SRT_STANDIN_KV_BEHAVIOUR (verbatim|offset|connect), SRT_STANDIN_HANDSHAKE_TIMEOUT_S (5),
-SRT_STANDIN_ATOM_VERSION / SRT_STANDIN_ATOM_COMMIT (see pkg/atom/_version.py).
+SRT_STANDIN_ATOM_VERSION / SRT_STANDIN_ATOM_COMMIT (see pkg/atom/_version.py),
+SRT_STANDIN_ESCAPE_SECONDS (0: off; else a detached helper that leaves the step, see escape.py).
 """
 
 import asyncio
@@ -35,6 +36,7 @@ from aiohttp import web  # noqa: E402
 
 import atom_cli  # noqa: E402
 from atom_engine_core import engine_core_main, handshake_port_for  # noqa: E402
+from escape import start_escapee  # noqa: E402
 from standin_common import (SSE_DONE, env_float, env_int, host_ip, json_error,  # noqa: E402
                             raise_nofile_limit, run_app, setup_logging, sse_frame,
                             start_sse)
@@ -489,6 +491,7 @@ def main(argv=None):
     args = atom_cli.parse_args(argv)
     raise_nofile_limit()
     log.info("ATOM version %s", standin_version())
+    start_escapee(log)  # before any thread or rank exists: fork() is safe here
     kv_cfg = json.loads(args.kv_transfer_config)  # a bad JSON is a traceback, as in ATOM
     engine = Engine(args, kv_cfg)
     if args.enable_dp_attention:
