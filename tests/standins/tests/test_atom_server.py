@@ -56,6 +56,9 @@ class CommandLine(unittest.TestCase):
         run = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=30,
                              env={"PYTHONPATH": PKG, "SRT_STANDIN_ATOM_COMMIT": "abc1234"})
         self.assertEqual(run.stdout.split(), ["0.1.4.dev113+gabc1234", "abc1234"])
+        run = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=30,
+                             env={"PYTHONPATH": PKG})
+        self.assertEqual(run.stdout.split(), ["0.1.4.dev113+g4e0848dcd", "4e0848dcd"])
 
 
 class Server(StandinTestCase):

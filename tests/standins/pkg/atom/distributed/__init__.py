@@ -1,0 +1,1 @@
+"""Stand-in ``atom.distributed``: only what preflight inspects (kv_events.py)."""
