@@ -4,7 +4,7 @@
 #   lab-start.sh [--base DIR] [--port P] [--nodes N] [--mode multi|netns] [--prefix NAME]
 #                [--cpus N] [--gpus N] [--mem MB] [--subnet A.B.C]
 #                [--plugstack FILE|DIR] [--spank "/abs/plugin.so [args]"]... [--timeout S]
-#                [--keep-on-failure] [--srt-profile]
+#                [--keep-on-failure] [--srt-profile] [--slurmd-timeout S]
 #
 #   --base DIR      everything of the lab lives here (default: $PWD/.lab); wiped on start
 #   --port P        slurmctld port; slurmd ports are P+1 (netns) or P+1..P+N (multi). Default 17817
@@ -22,6 +22,8 @@
 #   --timeout S     bound on the wait for all nodes to be idle (default 30)
 #   --keep-on-failure  leave a failed lab running for inspection (default: stop it)
 #   --srt-profile      also write the lab's srt-spank cluster profile (lab-profile.sh)
+#   --slurmd-timeout S seconds without an answer before slurmctld marks a node DOWN (default 60;
+#                      the fault tests use a short one to see a dead slurmd within seconds)
 #
 # Idempotent: a lab already running in DIR is stopped first. On success every node is idle and
 # DIR/env.sh exports SLURM_CONF and LAB_* for clients and tests. Stop with lab-stop.sh --base DIR.
@@ -46,6 +48,7 @@ spank=()
 timeout=30
 keep_on_failure=0
 srt_profile=0
+slurmd_timeout=60
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 need() { [[ $# -ge 2 ]] || lab_die "$1 needs a value"; }
@@ -65,6 +68,7 @@ while [[ $# -gt 0 ]]; do
     --timeout) need "$@"; timeout=$2; shift 2 ;;
     --keep-on-failure) keep_on_failure=1; shift ;;
     --srt-profile) srt_profile=1; shift ;;
+    --slurmd-timeout) need "$@"; slurmd_timeout=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) lab_die "unknown argument '$1' (see --help)" ;;
   esac
@@ -84,6 +88,7 @@ fi
 [[ "$gpus" =~ ^[0-9]+$ ]] || lab_die "--gpus must be a number"
 [[ "$mem" =~ ^[1-9][0-9]*$ ]] || lab_die "--mem must be a positive number (MB)"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || lab_die "--timeout must be a positive number of seconds"
+[[ "$slurmd_timeout" =~ ^[1-9][0-9]*$ ]] || lab_die "--slurmd-timeout must be a positive number of seconds"
 # The default subnet follows the port, so two netns labs on different ports never share one.
 [[ -n "$subnet" ]] || subnet="10.$(( port / 256 % 256 )).$(( port % 256 ))"
 [[ "$subnet" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || lab_die "--subnet must look like A.B.C, got '$subnet'"
@@ -255,7 +260,7 @@ MailProg=/bin/true
 SlurmdParameters=config_overrides
 # A node that was down comes back as soon as it registers with a valid configuration.
 ReturnToService=2
-SlurmdTimeout=60
+SlurmdTimeout=$slurmd_timeout
 InactiveLimit=0
 KillWait=5
 MinJobAge=30
@@ -327,23 +332,8 @@ until scontrol ping 2>/dev/null | grep -q 'is UP'; do
   sleep 0.05
 done
 
-for i in $(seq 1 "$nodes"); do
-  node=$prefix$i
-  # slurmd daemonizes once initialised; a non-zero exit means it died (bad gres.conf, a
-  # required SPANK plugin that does not load, a port in use).
-  if [[ "$mode" == multi ]]; then
-    "${daemon_env[@]}" slurmd -N "$node" || lab_die "slurmd $node failed to start"
-  else
-    # Not "ip netns exec": it remounts /sys, /sys/fs/cgroup disappears, and slurmd (which
-    # always initialises a cgroup plugin) dies. nsenter --net switches only the network;
-    # unshare adds the node's own hostname and a private /etc/hosts.
-    # shellcheck disable=SC2016  # $1 and $2 are sh's, not ours
-    "${daemon_env[@]}" nsenter --net="/run/netns/$netns_prefix-$node" \
-      unshare --uts --mount --propagation private \
-      sh -c 'hostname "$1" && mount --bind "$2" /etc/hosts && exec slurmd -N "$1"' \
-      sh "$node" "$base/etc/hosts" \
-      || lab_die "slurmd $node failed to start"
-  fi
+for node in "${node_names[@]}"; do
+  lab_start_slurmd "$base" "$node" || lab_die "slurmd $node failed to start"
 done
 
 # --- 7. all nodes idle, every daemon alive ------------------------------------------------------

@@ -57,6 +57,33 @@ lab_links() {
   ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | grep -E "^$1" || true
 }
 
+# lab_start_slurmd BASE NODE: start NODE's slurmd as lab-start.sh does (netns mode: in the node's
+# network namespace with its own hostname and /etc/hosts), with the daemons' clean environment
+# and marker. Used by lab-start.sh and by tests that restart a slurmd they killed. slurmd
+# daemonizes once initialised; a non-zero status means it died (bad gres.conf, a required SPANK
+# plugin that does not load, a port in use).
+lab_start_slurmd() {
+  local base=$1 node=$2
+  (
+    # shellcheck disable=SC1091
+    source "$base/env.sh"
+    daemon_env=(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
+      SLURM_CONF="$base/etc/slurm.conf" "$LAB_MARKER=$base")
+    if [[ "$LAB_MODE" == multi ]]; then
+      exec "${daemon_env[@]}" slurmd -N "$node"
+    fi
+    # Not "ip netns exec": it remounts /sys, /sys/fs/cgroup disappears, and slurmd (which
+    # always initialises a cgroup plugin) dies. nsenter --net switches only the network;
+    # unshare adds the node's own hostname and a private /etc/hosts (and a mount namespace of
+    # the node's own, which a test may use to change what one node sees).
+    # shellcheck disable=SC2016  # $1 and $2 are sh's, not ours
+    exec "${daemon_env[@]}" nsenter --net="/run/netns/$LAB_NETNS_PREFIX-$node" \
+      unshare --uts --mount --propagation private \
+      sh -c 'hostname "$1" && mount --bind "$2" /etc/hosts && exec slurmd -N "$1"' \
+      sh "$node" "$base/etc/hosts"
+  )
+}
+
 # lab_use BASE: source BASE/env.sh (SLURM_CONF and LAB_*) into the caller, or die.
 lab_use() {
   local base=${1:-${LAB_BASE:-}}
