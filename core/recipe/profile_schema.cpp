@@ -50,6 +50,8 @@ Field build() {
        str("results_root", "where results land"), integer("frontend_port", "SRT_FRONTEND_PORT").range(1, 65535),
        integer("mooncake_gid_index", "RDMA GID index (MC_GID_INDEX, MC_IB_GID_INDEX); -1 = unset").range(-1, 255),
        str("kv_events_capability", "what the image's ATOM can do for per-rank KV events").one_of({"auto", "offset", "connect", "none"}),
+       str("identity_mismatch", "an image that is not the recipe's identity: stop the job before any worker starts, or warn")
+           .one_of({"stop", "warn"}),
        str("topology_cache_dir", "per-node hwloc cache"),
        make("engine_command", Kind::string_list, "engine argv prefix (stand-ins in the lab)"),
        make("router_command", Kind::string_list, "router argv prefix"),

@@ -51,6 +51,9 @@ struct Profile {
   int frontend_port = 8000;                // SRT_FRONTEND_PORT, as srt-slurm
   int mooncake_gid_index = -1;             // RDMA: MC_GID_INDEX and MC_IB_GID_INDEX; -1 = unset
   std::string kv_events_capability = "auto";  // auto (preflight) | offset | connect | none
+  // What launch does when an image is not the recipe's `identity` (preflight): stop before any
+  // worker loads a model, or warn and go on (fingerprints.json records it either way).
+  std::string identity_mismatch = "stop";      // stop | warn
   std::string topology_cache_dir = "/var/cache/srt";
   std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
   std::vector<std::string> router_command = {"atomesh"};

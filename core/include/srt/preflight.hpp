@@ -1,0 +1,88 @@
+// Preflight: what an image holds (a Fingerprint, from the probe srt-helper runs inside it), what
+// a role needs from it, and whether it is what the recipe's `identity` declares
+// (reference/srt-slurm.md 1.1, 2.5). Pure: the probe's JSON in, verdicts out.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "srt/document.hpp"
+#include "srt/profile.hpp"
+#include "srt/recipe.hpp"
+
+namespace srt {
+
+// One role's image as the probe found it, plus where it ran (filled in by the launcher).
+struct Fingerprint {
+  std::string node, role, step;           // node name, prefill|decode|agg|router|benchmark, process
+  std::string image, runtime;             // the image the step ran (pyxis), runtime name
+  // engine (the module the profile's engine_command runs)
+  std::string engine_module;
+  bool engine_found = false;
+  std::string engine_error, engine_version, engine_commit;
+  std::string kv_events_capability = "unknown";  // offset | connect | none | unknown
+  // Mooncake (import mooncake.engine)
+  bool mooncake_found = false;
+  std::string mooncake_error, mooncake_version;
+  // router binary
+  std::string router_command, router_path, router_version;
+  std::map<std::string, std::string> frameworks;  // other distributions asked for: name -> version
+  std::map<std::string, bool> files;              // required paths -> exist
+  std::string rocm_version, gpu_model;
+  int gpu_count = 0;
+  std::string model_repo, model_revision;
+  Json rdma = Json::object();             // dev_infiniband, devices, provider_*, memlock, gid_ok
+  std::string python;                     // the interpreter that ran the probe
+  Json raw = Json::object();              // the probe's whole answer, kept in fingerprints.json
+};
+
+// Throws srt::Error when `probe` is not the probe's JSON (names `where`).
+Fingerprint fingerprint_from_probe(const Json& probe, const std::string& where);
+Json fingerprint_to_json(const Fingerprint& f);
+
+// What a role needs from its image; derived from the recipe and the profile.
+struct PreflightNeeds {
+  std::string role;
+  bool engine = false;                    // prefill/decode/agg: the engine module
+  bool mooncake = false;                  // prefill/decode: Mooncake
+  bool router = false;                    // router: the router binary
+  bool rdma = false;                      // RDMA P/D: devices, providers, memlock, GID
+  int gid_index = -1;
+  std::vector<std::string> files;         // benchmark: the scripts its command runs
+};
+PreflightNeeds preflight_needs(const Recipe& recipe, const Profile& profile, const std::string& role);
+
+// Every missing piece, one line each ("prefill on node1: the engine module ... is not ...").
+std::vector<std::string> missing_pieces(const Fingerprint& f, const PreflightNeeds& needs);
+
+// The probe's arguments for these needs (after `python3 -c SCRIPT`).
+std::vector<std::string> probe_arguments(const Recipe* recipe, const Profile& profile,
+                                         const std::vector<PreflightNeeds>& needs);
+
+// The interpreter the engine runs with: engine_command up to its "-m" (the lab's
+// `env PYTHONPATH=... python3`), else "python3".
+std::vector<std::string> probe_interpreter(const Profile& profile);
+
+// The probe program (helper/preflight/probe.py, compiled in).
+const char* probe_script();
+
+// Identity: "0.1.4.dev113+g5837907f3" matches the expected commit 5837907f3 (or a longer one
+// starting with it); a commit of 7-40 hex digits matches a found commit (from the engine's
+// checkout or its version's +g part) when one is a prefix of the other; anything else compares
+// exactly. A field not found is "unknown", never a match.
+bool framework_matches(const std::string& expected, const std::string& found_version,
+                       const std::string& found_commit);
+
+struct IdentityMismatch {
+  std::string field;                      // identity.frameworks.atom, identity.container.image
+  std::string expected, found;            // found: "unknown" when the image did not tell
+  std::string where;                      // "prefill:0 on node1"
+  std::string line() const;
+};
+std::vector<IdentityMismatch> compare_identity(const Identity& identity, const std::vector<Fingerprint>& prints);
+
+// The KV-event capability every engine image has in common (none < connect/offset; unknown
+// when no engine was probed or any said unknown).
+std::string common_kv_capability(const std::vector<Fingerprint>& prints);
+
+}  // namespace srt

@@ -1,0 +1,84 @@
+// The probe's JSON (core/preflight/probe.py) <-> Fingerprint, and the fingerprint as it is
+// recorded in fingerprints.json. A value the probe could not find stays "" here and is written
+// as null: "unknown" is a verdict for identity (identity.cpp), not a value.
+#include "srt/error.hpp"
+#include "srt/preflight.hpp"
+
+namespace srt {
+namespace {
+
+std::string text(const Json& obj, const char* key) {
+  if (!obj.is_object()) return {};
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+const Json& part(const Json& obj, const char* key) {
+  static const Json empty = Json::object();
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_object() ? *it : empty;
+}
+
+Json or_null(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+
+}  // namespace
+
+Fingerprint fingerprint_from_probe(const Json& probe, const std::string& where) {
+  if (!probe.is_object() || !probe.contains("probe_version") || !probe.contains("engine"))
+    fail("the preflight probe's answer from " + where + " is not the probe's JSON",
+         "look at the probe's log beside it: the image's python3 may be missing or too old (3.8+ needed)");
+  Fingerprint f;
+  f.raw = probe;
+  const Json& engine = part(probe, "engine");
+  f.engine_module = text(engine, "module");
+  f.engine_found = engine.value("found", false);
+  f.engine_error = text(engine, "error");
+  f.engine_version = text(engine, "version");
+  f.engine_commit = text(engine, "commit");
+  if (const std::string kv = text(engine, "kv_events"); !kv.empty()) f.kv_events_capability = kv;
+  const Json& mooncake = part(probe, "mooncake");
+  f.mooncake_found = mooncake.value("found", false);
+  f.mooncake_error = text(mooncake, "error");
+  f.mooncake_version = text(mooncake, "version");
+  const Json& router = part(probe, "router");
+  f.router_command = text(router, "command");
+  f.router_path = text(router, "path");
+  f.router_version = text(router, "version");
+  for (const auto& [name, version] : part(probe, "frameworks").items())
+    f.frameworks[name] = version.is_string() ? version.get<std::string>() : "";
+  for (const auto& [path, exists] : part(probe, "files").items()) f.files[path] = exists.is_boolean() && exists.get<bool>();
+  f.rocm_version = text(probe, "rocm_version");
+  const Json& gpus = part(probe, "gpus");
+  f.gpu_model = text(gpus, "model");
+  f.gpu_count = gpus.value("count", 0);
+  const Json& model = part(probe, "model");
+  f.model_repo = text(model, "repo");
+  f.model_revision = text(model, "revision");
+  f.rdma = part(probe, "rdma");
+  f.python = text(part(probe, "python"), "executable");
+  return f;
+}
+
+Json fingerprint_to_json(const Fingerprint& f) {
+  Json frameworks = Json::object();
+  for (const auto& [name, version] : f.frameworks) frameworks[name] = or_null(version);
+  return Json{{"node", f.node},
+              {"role", f.role},
+              {"step", f.step},
+              {"image", or_null(f.image)},
+              {"runtime", f.runtime},
+              {"engine", {{"module", f.engine_module}, {"found", f.engine_found}, {"version", or_null(f.engine_version)},
+                          {"commit", or_null(f.engine_commit)}, {"kv_events_capability", f.kv_events_capability}}},
+              {"mooncake", {{"found", f.mooncake_found}, {"version", or_null(f.mooncake_version)}}},
+              {"router", {{"command", or_null(f.router_command)}, {"path", or_null(f.router_path)},
+                          {"version", or_null(f.router_version)}}},
+              {"frameworks", frameworks},
+              {"rocm_version", or_null(f.rocm_version)},
+              {"gpu", {{"model", or_null(f.gpu_model)}, {"count", f.gpu_count}}},
+              {"model", {{"repo", or_null(f.model_repo)}, {"revision", or_null(f.model_revision)}}},
+              {"rdma", f.rdma},
+              {"python", or_null(f.python)},
+              {"probe", f.raw}};
+}
+
+}  // namespace srt

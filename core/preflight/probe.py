@@ -1,0 +1,265 @@
+# srt-helper's preflight probe: runs INSIDE the image (`srt-exec -- python3 -c <this> ...`) with
+# the engine's own interpreter, and writes what it finds as JSON. Facts only: srt-helper judges
+# them (core/preflight). It never imports the engine package itself: `import atom` pulls in torch
+# and aiter (seconds, and a GPU runtime); files are located with importlib.util.find_spec on the
+# top-level package and read, and only small leaf modules (mooncake.engine, the KV-event module)
+# are loaded. Python 3.8+ standard library only. Compiled into srt_core (core/preflight).
+import argparse
+import glob
+import importlib.metadata
+import importlib.util
+import json
+import os
+import platform
+import re
+import resource
+import runpy
+import shutil
+import socket
+import subprocess
+import sys
+
+HEX = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+def package_dir(name):
+    """Directory of top-level package `name`, without running its __init__."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
+
+
+def module_file(module):
+    """The file of a dotted module, found by walking the package directories."""
+    parts = module.split(".")
+    base = package_dir(parts[0])
+    if base is None:
+        return None
+    path = os.path.join(base, *parts[1:])
+    for candidate in (path + ".py", os.path.join(path, "__init__.py"), os.path.join(path, "__main__.py")):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def dist_version(*names):
+    for name in names:
+        try:
+            return importlib.metadata.version(name)
+        except Exception:
+            continue
+    return None
+
+
+def git_commit(root):
+    """HEAD of the source checkout an editable install runs from: `root` is the directory that
+    holds the package (ATOM's images: /app/ATOM with atom/ and .git/). Only that directory: a
+    checkout further up (a workspace) is not the package's."""
+    git = os.path.join(root, ".git")
+    if not os.path.isdir(git):
+        return None
+    try:
+        head = open(os.path.join(git, "HEAD")).read().strip()
+        if not head.startswith("ref: "):
+            return head if HEX.match(head) else None
+        ref = head[5:]
+        ref_file = os.path.join(git, ref)
+        if os.path.isfile(ref_file):
+            return open(ref_file).read().strip()
+        for line in open(os.path.join(git, "packed-refs")):
+            if line.strip().endswith(" " + ref):
+                return line.split()[0]
+    except OSError:
+        pass
+    return None
+
+
+def kv_events_capability(pkg):
+    """offset: ranks bind port + rank (ATOM PR #1316's offset_endpoint); connect: Infera's hook
+    makes ranks connect to a relay; none: every rank binds the endpoint as given; unknown."""
+    path = os.path.join(pkg, "distributed", "kv_events.py")
+    if not os.path.isfile(path):
+        return "unknown", "no atom/distributed/kv_events.py"
+    try:
+        spec = importlib.util.spec_from_file_location("_srt_probe_kv_events", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        has_offset = hasattr(mod, "offset_endpoint")
+    except Exception as e:  # a module that does not load alone: read its text instead
+        has_offset = "def offset_endpoint" in open(path, errors="replace").read()
+        note = "read as text (%s)" % e.__class__.__name__
+    else:
+        note = path
+    if has_offset:
+        return "offset", note
+    infera = package_dir("infera")
+    if infera:
+        for root, _dirs, files in list(os.walk(infera))[:400]:
+            for f in files:
+                if f.endswith(".py") and "INFERA_ATOM_KV_EVENTS_CONNECT" in open(os.path.join(root, f), errors="replace").read():
+                    return "connect", os.path.join(root, f)
+    return "none", note
+
+
+def probe_engine(module):
+    out = {"module": module, "found": False}
+    top = module.split(".")[0]
+    pkg = package_dir(top)
+    if pkg is None:
+        out["error"] = "no module named %r for %s" % (top, sys.executable)
+        return out
+    out["package_dir"] = pkg
+    path = module_file(module)
+    if path is None:
+        out["error"] = "package %r at %s has no %s" % (top, pkg, module)
+        return out
+    out["found"] = True
+    out["path"] = path
+    version_file = os.path.join(pkg, "_version.py")  # setuptools_scm's write_to (ATOM's pyproject)
+    version = None
+    if os.path.isfile(version_file):
+        try:
+            version = runpy.run_path(version_file).get("__version__")
+        except Exception:
+            version = None
+    out["version"] = version or dist_version(top)
+    commit = git_commit(os.path.dirname(pkg))
+    if not commit and out["version"] and "+g" in out["version"]:
+        m = re.match(r"[0-9a-f]+", out["version"].split("+g", 1)[1])
+        commit = m.group(0) if m else None
+    out["commit"] = commit
+    out["kv_events"], out["kv_events_source"] = kv_events_capability(pkg)
+    return out
+
+
+def probe_mooncake():
+    out = {"found": False}
+    try:
+        import mooncake.engine  # noqa: F401  (what ATOM's connector imports)
+        out["found"] = True
+    except Exception as e:
+        out["error"] = "%s: %s" % (e.__class__.__name__, e)
+    out["version"] = dist_version("mooncake-transfer-engine", "mooncake_transfer_engine", "mooncake")
+    if not out["version"] and out["found"]:
+        out["version"] = getattr(sys.modules.get("mooncake"), "__version__", None)
+    return out
+
+
+def probe_router(command):
+    out = {"command": command, "path": shutil.which(command) if command else None, "version": None}
+    if out["path"]:
+        try:
+            r = subprocess.run([out["path"], "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               timeout=20, universal_newlines=True)
+            words = r.stdout.split()
+            out["version"] = words[-1] if r.returncode == 0 and words else None
+        except Exception as e:
+            out["error"] = "%s --version: %s" % (out["path"], e)
+    return out
+
+
+def read(path):
+    try:
+        return open(path).read().strip()
+    except OSError:
+        return None
+
+
+def probe_rocm():
+    version = read("/opt/rocm/.info/version")
+    if not version:
+        hits = sorted(glob.glob("/opt/rocm-*/.info/version"))
+        version = read(hits[-1]) if hits else None
+    return version
+
+
+def probe_gpus():
+    """GPUs this process may use: KFD nodes with SIMDs, limited by ROCR/HIP visibility."""
+    count, model = 0, None
+    for props in sorted(glob.glob("/sys/class/kfd/kfd/topology/nodes/*/properties")):
+        text = read(props) or ""
+        simd = re.search(r"^simd_count (\d+)", text, re.M)
+        if simd and int(simd.group(1)) > 0:
+            count += 1
+            if model is None:
+                name = read(os.path.join(os.path.dirname(props), "name"))
+                gfx = re.search(r"^gfx_target_version (\d+)", text, re.M)
+                model = name or (("gfx_target_version " + gfx.group(1)) if gfx else None)
+    for var in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
+        if os.environ.get(var):
+            count = min(count, len(os.environ[var].split(",")))
+    return {"count": count, "model": model}
+
+
+def probe_rdma(gid_index):
+    devices = sorted(os.listdir("/sys/class/infiniband")) if os.path.isdir("/sys/class/infiniband") else []
+    providers = sorted(glob.glob("/etc/libibverbs.d/*.driver"))
+    libs = []
+    for d in ("/usr/lib/x86_64-linux-gnu/libibverbs", "/usr/lib64/libibverbs", "/usr/lib/libibverbs"):
+        libs += sorted(glob.glob(os.path.join(d, "*.so")))
+    soft, _hard = resource.getrlimit(resource.RLIMIT_MEMLOCK)
+    out = {"dev_infiniband": os.path.isdir("/dev/infiniband") and bool(os.listdir("/dev/infiniband")),
+           "devices": devices, "provider_configs": providers, "provider_libs": libs,
+           "memlock": "unlimited" if soft == resource.RLIM_INFINITY else soft, "gid_index": gid_index}
+    if gid_index is not None and gid_index >= 0:
+        zero = "0000:0000:0000:0000:0000:0000:0000:0000"
+        out["gid_ok"] = [d for d in devices
+                         if (read("/sys/class/infiniband/%s/ports/1/gids/%d" % (d, gid_index)) or zero) != zero]
+    return out
+
+
+def hf_revision(repo):
+    """The revision refs/main points at in the HF hub cache (what the engine will load)."""
+    if not repo:
+        return None
+    roots = [os.environ.get("HF_HUB_CACHE"), os.environ.get("HUGGINGFACE_HUB_CACHE")]
+    if os.environ.get("HF_HOME"):
+        roots.append(os.path.join(os.environ["HF_HOME"], "hub"))
+    roots.append(os.path.expanduser("~/.cache/huggingface/hub"))
+    for root in filter(None, roots):
+        rev = read(os.path.join(root, "models--" + repo.replace("/", "--"), "refs", "main"))
+        if rev:
+            return rev
+    return None
+
+
+def main():
+    p = argparse.ArgumentParser(prog="srt-preflight-probe")
+    p.add_argument("--engine-module", default="atom.entrypoints.openai_server")
+    p.add_argument("--router", default="")
+    p.add_argument("--file", action="append", default=[], help="a path that must exist here")
+    p.add_argument("--framework", action="append", default=[], help="a distribution whose version to report")
+    p.add_argument("--model-repo", default="")
+    p.add_argument("--gid-index", type=int, default=-1)
+    p.add_argument("--out", default="-")
+    a = p.parse_args()
+    result = {
+        "probe_version": 1,
+        "hostname": socket.gethostname(),
+        "python": {"executable": sys.executable, "version": platform.python_version()},
+        "engine": probe_engine(a.engine_module),
+        "mooncake": probe_mooncake(),
+        "router": probe_router(a.router),
+        "files": {f: os.path.exists(f) for f in a.file},
+        "frameworks": {name: dist_version(name) for name in a.framework},
+        "rocm_version": probe_rocm(),
+        "gpus": probe_gpus(),
+        "rdma": probe_rdma(a.gid_index),
+        "model": {"repo": a.model_repo or None, "revision": hf_revision(a.model_repo)},
+    }
+    text = json.dumps(result, indent=2, sort_keys=True)
+    if a.out == "-":
+        print(text)
+    else:
+        with open(a.out + ".tmp", "w") as f:
+            f.write(text + "\n")
+        os.replace(a.out + ".tmp", a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

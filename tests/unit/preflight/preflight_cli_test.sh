@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# srt-helper preflight by hand on this machine (no ATOM installed): the default profile's engine
+# is missing, one line each, exit 1; with the stand-in packages (the lab's engine_command) every
+# role of the lab recipe is ready and the identity matches, exit 0; a recipe expecting another
+# ATOM commit is an identity mismatch naming the field, the expected and the found value.
+# Usage: preflight_cli_test.sh SRT_HELPER SOURCE_DIR
+set -euo pipefail
+helper=${1:?usage: preflight_cli_test.sh SRT_HELPER SOURCE_DIR}
+src=${2:?usage: preflight_cli_test.sh SRT_HELPER SOURCE_DIR}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+recipe="$src/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+
+# A profile without ATOM: Debian's python3 has no atom package and no atomesh on PATH.
+echo "engine_command: [/usr/bin/python3, -m, atom.entrypoints.openai_server]" > "$work/bare.yaml"
+rc=0
+"$helper" preflight --profile "$work/bare.yaml" > "$work/bare.out" 2>&1 || rc=$?
+cat "$work/bare.out"
+(( rc == 1 )) || fail "expected exit 1 without ATOM, got $rc"
+grep -q "^missing: prefill: the engine module atom.entrypoints.openai_server is not there for /usr/bin/python3" "$work/bare.out" \
+  || fail "the missing engine is not named"
+grep -q "^missing: decode: Mooncake is not importable" "$work/bare.out" || fail "the missing Mooncake is not named"
+grep -q "^missing: router: the router binary atomesh is not on PATH" "$work/bare.out" || fail "the missing router is not named"
+
+# The lab's stand-ins: the engine package, Mooncake and the router are there.
+cat > "$work/lab.yaml" <<YAML
+engine_command: [env, PYTHONPATH=$src/tests/standins/pkg, /usr/bin/python3, -m, atom.entrypoints.openai_server]
+router_command: [$src/tests/standins/bin/atomesh]
+YAML
+"$helper" preflight --profile "$work/lab.yaml" --recipe "$recipe" --role prefill --role decode --role router \
+  > "$work/lab.out" 2>&1 || { cat "$work/lab.out"; fail "the stand-ins are not ready"; }
+cat "$work/lab.out"
+grep -q "0.1.4.dev113+g4e0848dcd (commit 4e0848dcd)" "$work/lab.out" || fail "the stand-in engine's version is not shown"
+
+# Another ATOM commit expected: an identity mismatch, exit 1, and the same in --json.
+rc=0
+"$helper" preflight --profile "$work/lab.yaml" --recipe "$recipe" --role prefill \
+  --set identity.frameworks.atom=5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4 > "$work/wrong.out" 2>&1 || rc=$?
+cat "$work/wrong.out"
+(( rc == 1 )) || fail "expected exit 1 for a wrong commit, got $rc"
+grep -q "^identity: identity.frameworks.atom: expected 5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4, found 0.1.4.dev113+g4e0848dcd (prefill)" \
+  "$work/wrong.out" || fail "the mismatch does not name field, expected and found"
+"$helper" preflight --profile "$work/lab.yaml" --recipe "$recipe" --role prefill --json \
+  --set identity.frameworks.atom=5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4 > "$work/wrong.json" || true
+/usr/bin/python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert d["ok"] is False and d["missing"] == [], d
+m = d["identity_mismatches"]
+assert [x["field"] for x in m] == ["identity.frameworks.atom"], m
+assert d["fingerprint"]["engine"]["commit"] == "4e0848dcd", d["fingerprint"]' "$work/wrong.json" || fail "--json verdict"
+echo "PASS"

@@ -1,0 +1,119 @@
+// What each role needs from its image, the probe's arguments, the probe's JSON read back, and
+// one line per missing piece (with the role, the node and what to do).
+#include <catch2/catch.hpp>
+
+#include "srt/error.hpp"
+#include "srt/preflight.hpp"
+
+using namespace srt;
+
+namespace {
+
+Recipe lab_recipe() { return load_recipe_file(SRT_SOURCE_DIR "/recipes/lab/disagg-1p1d-tp8-lab.yaml"); }
+
+// What the probe says on a machine without ATOM (this one): nothing found.
+Json bare_probe() {
+  return Json::parse(R"({
+    "probe_version": 1, "python": {"executable": "/usr/bin/python3", "version": "3.11.2"},
+    "engine": {"module": "atom.entrypoints.openai_server", "found": false,
+               "error": "no module named 'atom' for /usr/bin/python3"},
+    "mooncake": {"found": false, "error": "ModuleNotFoundError: No module named 'mooncake'", "version": null},
+    "router": {"command": "atomesh", "path": null, "version": null},
+    "files": {"/infmax-workspace/utils/bench_serving/benchmark_serving.py": false},
+    "frameworks": {}, "rocm_version": null, "gpus": {"count": 0, "model": null},
+    "rdma": {"dev_infiniband": false, "devices": [], "provider_configs": [], "provider_libs": [],
+             "memlock": 8388608, "gid_index": 3, "gid_ok": []},
+    "model": {"repo": "deepseek-ai/DeepSeek-V4-Pro", "revision": null}})");
+}
+
+}  // namespace
+
+TEST_CASE("each role of the lab recipe needs its own pieces") {
+  const Recipe r = lab_recipe();
+  const Profile p = default_profile();
+  const PreflightNeeds prefill = preflight_needs(r, p, "prefill");
+  CHECK(prefill.engine);
+  CHECK(prefill.mooncake);
+  CHECK_FALSE(prefill.rdma);  // mooncake_protocol: tcp
+  CHECK_FALSE(prefill.router);
+  const PreflightNeeds router = preflight_needs(r, p, "router");
+  CHECK(router.router);
+  CHECK_FALSE(router.engine);
+  const PreflightNeeds bench = preflight_needs(r, p, "benchmark");
+  CHECK(bench.files == std::vector<std::string>{"/infmax-workspace/utils/bench_serving/benchmark_serving.py"});
+}
+
+TEST_CASE("RDMA P/D workers need devices, providers, memlock and the GID index") {
+  Recipe r = lab_recipe();
+  r.backend.mooncake_protocol = "rdma";
+  Profile p = default_profile();
+  p.mooncake_gid_index = 3;
+  const PreflightNeeds decode = preflight_needs(r, p, "decode");
+  CHECK(decode.rdma);
+  CHECK(decode.gid_index == 3);
+  Fingerprint f = fingerprint_from_probe(bare_probe(), "decode on node2");
+  f.node = "node2";
+  const auto lines = missing_pieces(f, decode);
+  REQUIRE(lines.size() == 7);
+  CHECK_THAT(lines[0], Catch::StartsWith("decode on node2: the engine module atom.entrypoints.openai_server is not there for "
+                                         "/usr/bin/python3 (no module named 'atom' for /usr/bin/python3)"));
+  CHECK_THAT(lines[1], Catch::StartsWith("decode on node2: Mooncake is not importable"));
+  CHECK_THAT(lines[2], Catch::Contains("/dev/infiniband is missing"));
+  CHECK_THAT(lines[3], Catch::Contains("no RDMA device"));
+  CHECK_THAT(lines[4], Catch::Contains("no verbs provider"));
+  CHECK_THAT(lines[5], Catch::Contains("memlock limit is 8388608 bytes, RDMA needs unlimited"));
+  CHECK_THAT(lines[6], Catch::Contains("no RDMA device has a GID at index 3"));
+}
+
+TEST_CASE("router and benchmark: the binary and the scripts") {
+  const Recipe r = lab_recipe();
+  const Profile p = default_profile();
+  const Fingerprint f = fingerprint_from_probe(bare_probe(), "here");
+  const auto router = missing_pieces(f, preflight_needs(r, p, "router"));
+  REQUIRE(router.size() == 1);
+  CHECK(router[0] == "router: the router binary atomesh is not on PATH; the profile's router_command cannot start");
+  const auto bench = missing_pieces(f, preflight_needs(r, p, "benchmark"));
+  REQUIRE(bench.size() == 1);
+  CHECK_THAT(bench[0], Catch::StartsWith("benchmark: /infmax-workspace/utils/bench_serving/benchmark_serving.py does not exist"));
+}
+
+TEST_CASE("a complete image has nothing missing") {
+  Json probe = bare_probe();
+  probe["engine"] = {{"module", "atom.entrypoints.openai_server"}, {"found", true}, {"version", "0.1.4.dev113+g4e0848dcd"},
+                     {"commit", "4e0848dcd"}, {"kv_events", "offset"}};
+  probe["mooncake"] = {{"found", true}, {"version", "0.3.6"}};
+  probe["router"] = {{"command", "atomesh"}, {"path", "/usr/local/bin/atomesh"}, {"version", "0.1.0"}};
+  probe["files"] = {{"/infmax-workspace/utils/bench_serving/benchmark_serving.py", true}};
+  const Fingerprint f = fingerprint_from_probe(probe, "here");
+  CHECK(f.engine_commit == "4e0848dcd");
+  CHECK(f.kv_events_capability == "offset");
+  const Recipe r = lab_recipe();
+  for (const char* role : {"prefill", "decode", "router", "benchmark"})
+    CHECK(missing_pieces(f, preflight_needs(r, default_profile(), role)).empty());
+  const Json j = fingerprint_to_json(f);
+  CHECK(j["engine"]["version"] == "0.1.4.dev113+g4e0848dcd");
+  CHECK(j["image"].is_null());
+}
+
+TEST_CASE("the probe runs with the engine's interpreter and is told what to look for") {
+  Profile p = default_profile();
+  CHECK(probe_interpreter(p) == std::vector<std::string>{"python3"});
+  p.engine_command = {"env", "PYTHONPATH=/x/pkg", "/usr/bin/python3", "-m", "atom.entrypoints.openai_server"};
+  CHECK(probe_interpreter(p) == std::vector<std::string>{"env", "PYTHONPATH=/x/pkg", "/usr/bin/python3"});
+  p.mooncake_gid_index = 3;
+  Recipe r = lab_recipe();
+  r.backend.mooncake_protocol = "rdma";
+  r.identity.frameworks.push_back({"aiter", "0.1.5"});
+  std::vector<PreflightNeeds> needs;
+  for (const char* role : {"prefill", "router", "benchmark"}) needs.push_back(preflight_needs(r, p, role));
+  CHECK(probe_arguments(&r, p, needs) ==
+        std::vector<std::string>{"--engine-module", "atom.entrypoints.openai_server", "--router", "atomesh", "--file",
+                                 "/infmax-workspace/utils/bench_serving/benchmark_serving.py", "--gid-index", "3",
+                                 "--framework", "aiter", "--model-repo", "deepseek-ai/DeepSeek-V4-Pro"});
+  CHECK(std::string(probe_script()).find("def probe_engine") != std::string::npos);
+}
+
+TEST_CASE("an answer that is not the probe's is an error naming where it came from") {
+  CHECK_THROWS_WITH(fingerprint_from_probe(Json::parse(R"({"x": 1})"), "prefill on node1"),
+                    Catch::Contains("prefill on node1"));
+}
