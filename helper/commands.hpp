@@ -20,5 +20,6 @@ void add_kv_relay(CLI::App& app);
 void add_kv_watch(CLI::App& app);
 void add_submit(CLI::App& app);
 void add_run(CLI::App& app);
+void add_preflight(CLI::App& app);
 
 }  // namespace srt::helper

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add_kv_watch(app);
   add_submit(app);
   add_run(app);
+  add_preflight(app);
 
   try {
     app.parse(argc, argv);

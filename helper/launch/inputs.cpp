@@ -109,6 +109,7 @@ Job load_job(const Options& o) {
   in.recipe_path = recipe_path;
   in.addresses = slurmapi::resolve_addresses(in.nodes, job.profile);
   job.plan = make_plan(job.recipe, job.profile, in);
+  job.plan_inputs = in;
 
   const std::string digest = env("SRT_PLAN_DIGEST");
   if (in_job && digest.empty())

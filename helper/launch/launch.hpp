@@ -32,6 +32,7 @@ struct Job {
   Profile profile;
   Recipe recipe;
   Plan plan;
+  PlanInputs plan_inputs;     // what the Plan was made from (preflight re-checks KV events with it)
   std::string job_dir;        // <output_dir or results_root>/<jobid>: status.json, logs.tar.gz
   std::string log_dir;        // <job_dir>/logs: every step's .out file (srtctl's layout)
   std::string results_dir;    // host side of /results

@@ -1,5 +1,5 @@
 // The batch step as a state machine a reader can follow top to bottom:
-//   plan -> (preflight) -> workers -> healthy -> router -> benchmark -> teardown
+//   plan -> preflight -> workers -> healthy -> router -> benchmark -> teardown
 // Every state polls the same way (check()): a signal or a critical process ending leaves the
 // normal path at once (Stop), and teardown runs on every path.
 #include <sys/time.h>
@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "machine.hpp"
+#include "preflight.hpp"
 #include "probe.hpp"
 #include "run_state.hpp"
 #include "signals.hpp"
@@ -54,9 +55,7 @@ class Launch {
       loaded_ = true;
       console_.open_log(job_.log_dir + "/sweep_" + std::to_string(job_.plan.job_id) + ".log");
       describe_plan();
-      // Preflight (engine, Mooncake and router present in the image, KV-event capability,
-      // identity) belongs here, once per node role, before any worker loads a model. It is a
-      // later issue; until then nothing is checked at this point.
+      preflight();
       start_workers();
       wait_healthy();
       start_router();
@@ -130,6 +129,64 @@ class Launch {
       if (s.process->critical) throw Stop{{"failed", what, 1}};
     }
     return awaited_ended;
+  }
+
+  // The probe in each role's image, all roles at once, before any worker starts: a missing
+  // piece or (profile identity_mismatch: stop) an image that is not the recipe's identity ends
+  // the job here, in seconds rather than after a model load. Bounded by the health budget: a
+  // first pull of an image under pyxis can take minutes, and the named container is reused.
+  void preflight() {
+    enter("preflight");
+    std::vector<ProbeStep> probes = probe_steps(job_);
+    std::vector<Child> running;
+    for (const auto& s : probes) running.push_back(Child::spawn(s.command.argv(), s.command.env, s.command.unset_env));
+    console_.line("preflight: probing " + std::to_string(probes.size()) + " role image(s)");
+    const double deadline = console_.seconds() + job_.health_budget_seconds;
+    auto all_done = [&] {
+      bool done = true;
+      for (auto& c : running) done = c.finished() && done;
+      return done;
+    };
+    try {
+      while (!all_done()) {
+        check_signal();
+        if (console_.seconds() >= deadline)
+          throw Stop{{"failed", "preflight probes did not finish within " + std::to_string(job_.health_budget_seconds) +
+                                    " s (health_check budget)", 1}};
+        sleep_s(kPollSeconds);
+      }
+    } catch (const Stop&) {
+      for (auto& c : running) if (!c.finished()) c.signal(SIGTERM);  // srun passes it to the step
+      sleep_s(1);
+      throw;  // ~Child kills and reaps what is left
+    }
+    const PreflightVerdict v = judge_probes(job_, probes);
+    for (const auto& f : v.prints)
+      console_.line("  " + f.role + " on " + f.node + ": " + f.engine_module + " " +
+                    (f.engine_version.empty() ? "(no version)" : f.engine_version) +
+                    (f.engine_commit.empty() ? "" : ", commit " + f.engine_commit) + "; mooncake " +
+                    (f.mooncake_version.empty() ? "-" : f.mooncake_version) + "; router " +
+                    (f.router_version.empty() ? "-" : f.router_version));
+    for (const auto& line : v.kv_notes) console_.line("  " + line);
+    console_.line("fingerprints in " + job_.job_dir + "/fingerprints.json");
+    std::string why;
+    for (const auto& line : v.missing) {
+      console_.line("preflight: missing: " + line);
+      why += (why.empty() ? "" : "; ") + line;
+    }
+    const bool stop_on_identity = job_.profile.identity_mismatch != "warn";
+    for (const auto& m : v.mismatches) {
+      console_.line(std::string("preflight: ") + (stop_on_identity ? "identity mismatch: " : "warning: identity mismatch: ") +
+                    m.line());
+      if (stop_on_identity) why += (why.empty() ? "" : "; ") + m.line();
+    }
+    if (!v.kv_problem.empty()) {
+      console_.line("preflight: " + v.kv_problem);
+      why += (why.empty() ? "" : "; ") + v.kv_problem;
+    }
+    if (!why.empty()) throw Stop{{"failed", "preflight: " + why + " (no worker was started)", 1}};
+    console_.line("preflight: every role's image has what it needs" +
+                  std::string(v.mismatches.empty() ? " and is the recipe's identity" : ""));
   }
 
   void start_workers() {

@@ -34,7 +34,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "killed|test-launch-killed.sh|"
     "scancel|test-launch-scancel.sh|"
     "timelimit|test-launch-timelimit.sh|"
-    "pyxis-argv|test-launch-pyxis-argv.sh|")
+    "pyxis-argv|test-launch-pyxis-argv.sh|"
+    "identity|test-launch-identity.sh|")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 name)

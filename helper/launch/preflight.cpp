@@ -1,0 +1,128 @@
+// Probe steps and their verdict. The probe is the worker's own step with another command: the
+// plugin wires it as it would wire the worker (--srt-step), srt-exec runs it with the same
+// checks, so what it finds is what the engine would find.
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "preflight.hpp"
+#include "srt/error.hpp"
+
+namespace srt::launch {
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string runtime_name(ContainerRuntime r) {
+  return r == ContainerRuntime::pyxis ? "pyxis" : r == ContainerRuntime::bwrap ? "bwrap" : "none";
+}
+
+// The image a role's step runs: what container.cpp gives pyxis. bwrap stands in for that image
+// (the lab); `none` runs on the host, which is no image at all.
+std::string image_of(const Job& job, const Process& p) {
+  if (job.profile.container_runtime == ContainerRuntime::none) return {};
+  std::string image = job.recipe.model.container;
+  if (p.role == "router" && !job.recipe.frontend.container_image.empty()) image = job.recipe.frontend.container_image;
+  if (p.role == "benchmark" && !job.recipe.benchmark.container_image.empty()) image = job.recipe.benchmark.container_image;
+  auto alias = job.profile.containers.find(image);
+  return alias == job.profile.containers.end() ? image : alias->second;
+}
+
+}  // namespace
+
+std::vector<ProbeStep> probe_steps(const Job& job) {
+  std::vector<ProbeStep> out;
+  std::set<std::string> seen;
+  // Inside a container the log directory is /logs (container_mounts); on the host, itself.
+  const std::string logs_inside = job.profile.container_runtime == ContainerRuntime::none ? job.log_dir : "/logs";
+  for (const auto& p : job.plan.processes) {
+    if (p.role == "kv-relay" || !seen.insert(p.role).second) continue;
+    ProbeStep s;
+    s.role = p.role;
+    s.process = &p;
+    Process q = p;
+    q.step_name = "preflight_" + p.role;
+    q.log_file = p.node + "_preflight_" + p.role + ".out";
+    const std::string answer = "preflight_" + p.role + ".json";
+    q.argv = probe_interpreter(job.profile);
+    q.argv.insert(q.argv.end(), {"-c", probe_script()});
+    const auto args = probe_arguments(&job.recipe, job.profile, {preflight_needs(job.recipe, job.profile, p.role)});
+    q.argv.insert(q.argv.end(), args.begin(), args.end());
+    q.argv.insert(q.argv.end(), {"--out", logs_inside + "/" + answer});
+    s.command = step_command(job, q);
+    s.answer = job.log_dir + "/" + answer;
+    s.log = job.log_dir + "/" + q.log_file;
+    std::remove(s.answer.c_str());  // an answer from an earlier attempt must not count
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& steps) {
+  PreflightVerdict v;
+  for (const auto& s : steps) {
+    const std::string where = s.role + " (" + s.process->name + " on " + s.process->node + ")";
+    const Json answer = Json::parse(read_all(s.answer), nullptr, false);
+    if (answer.is_discarded() || !answer.is_object()) {
+      v.missing.push_back(s.role + " on " + s.process->node + ": the preflight probe gave no answer (" + s.answer +
+                          "); its output is in " + s.log);
+      continue;
+    }
+    Fingerprint f;
+    try {
+      f = fingerprint_from_probe(answer, where);
+    } catch (const Error& e) {
+      v.missing.push_back(e.what());
+      continue;
+    }
+    f.node = s.process->node;
+    f.role = s.role;
+    f.step = s.process->name;
+    f.image = image_of(job, *s.process);
+    f.runtime = runtime_name(job.profile.container_runtime);
+    for (auto& line : missing_pieces(f, preflight_needs(job.recipe, job.profile, s.role))) v.missing.push_back(line);
+    v.prints.push_back(std::move(f));
+  }
+  v.mismatches = compare_identity(job.recipe.identity, v.prints);
+
+  Json doc = Json::array();
+  for (const auto& f : v.prints) doc.push_back(fingerprint_to_json(f));
+  Json mismatches = Json::array();
+  for (const auto& m : v.mismatches)
+    mismatches.push_back({{"field", m.field}, {"expected", m.expected}, {"found", m.found}, {"where", m.where}});
+  const Json out = {{"job_id", job.plan.job_id}, {"recipe", job.recipe.name}, {"fingerprints", doc},
+                    {"identity_mismatches", mismatches}, {"identity_mismatch_policy", job.profile.identity_mismatch}};
+  const std::string path = job.job_dir + "/fingerprints.json";
+  std::ofstream(path + ".tmp") << out.dump(2) << "\n";
+  std::rename((path + ".tmp").c_str(), path.c_str());
+
+  // KV events: the profile may pin what the images can do; `auto` takes what preflight found.
+  const std::string found = common_kv_capability(v.prints);
+  const std::string& pinned = job.profile.kv_events_capability;
+  v.kv_notes.push_back("KV-event capability of the engine images: " + found +
+                       (pinned == "auto" ? "" : " (the profile pins kv_events_capability: " + pinned + ")"));
+  if (job.recipe.backend.enable_kv_events && pinned == "auto") {
+    if (found == "unknown") {
+      v.kv_problem = "KV events are on, but preflight could not tell what the engine images can do";
+      return v;
+    }
+    PlanInputs in = job.plan_inputs;
+    in.kv_events_capability = found;
+    try {
+      const Plan replanned = make_plan(job.recipe, job.profile, in);
+      if (replanned.kv_events_mode != job.plan.kv_events_mode)
+        v.kv_problem = "the engine images can do KV events as '" + found + "' (mode " + replanned.kv_events_mode +
+                       "), but the job's Plan assumed mode " + job.plan.kv_events_mode +
+                       "; set kv_events_capability: " + found + " in the cluster profile";
+    } catch (const Error& e) {
+      v.kv_problem = e.what();
+    }
+  }
+  return v;
+}
+
+}  // namespace srt::launch
