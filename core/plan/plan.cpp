@@ -5,7 +5,6 @@
 #include "layout.hpp"
 #include "ports.hpp"
 #include "processes.hpp"
-#include "srt/digest.hpp"
 #include "srt/error.hpp"
 
 namespace srt {
@@ -100,7 +99,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   const bool has_router = recipe.frontend.type == "atomesh";
   if (has_router) ports[std::size_t(roles.head)].claim(profile.frontend_port, "the public frontend port");
 
-  const WorkerContext ctx{recipe, profile, in.job_id, kv};
+  const WorkerContext ctx(recipe, profile, in.job_id, kv);
   std::vector<Process> relays;
   for (const auto& e : endpoints) {
     PlanNode& node = plan.nodes[std::size_t(e.node)];
@@ -164,7 +163,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
     plan.nodes[std::size_t(roles.bench)].roles.push_back("benchmark");
   }
 
-  plan.digest = sha256_hex(plan_to_json(plan).dump());
+  plan.digest = plan_digest(plan);
   return plan;
 }
 

@@ -52,7 +52,7 @@ struct Plan {
   std::string kv_events_mode = "off";  // off | offset | relay
   std::vector<std::string> kv_event_endpoints;
   EnvList job_env;                     // the contract's job-level variables, same on every node
-  std::string digest;                  // sha256 of the canonical JSON (without the digest)
+  std::string digest;                  // plan_digest() of everything above
 
   const Process* find(const std::string& name) const;
   std::vector<const Process*> on_node(int node_index) const;
@@ -76,5 +76,8 @@ void apply_binding(Process& worker, const WorkerBinding& binding, const std::str
                    const Profile& profile);
 
 Json plan_to_json(const Plan& plan);
+
+// SHA-256 of the Plan's canonical encoding (every field plan_to_json shows, except the digest).
+std::string plan_digest(const Plan& plan);
 
 }  // namespace srt
