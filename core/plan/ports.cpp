@@ -35,7 +35,13 @@ NodePorts::NodePorts(const Profile& profile, std::uint64_t job_id, std::string n
   next_ = begin_;
 }
 
-bool NodePorts::usable(int port) const { return !is_engine_default_port(port) && !taken_.count(port); }
+const NodePorts::Taken* NodePorts::holder(int port) const {
+  for (const auto& t : taken_)
+    if (port >= t.first && port < t.first + t.count) return &t;
+  return nullptr;
+}
+
+bool NodePorts::usable(int port) const { return !is_engine_default_port(port) && !holder(port); }
 
 std::vector<int> NodePorts::block(int count, const std::string& what) {
   for (int start = next_; start + count - 1 <= end_; ++start) {
@@ -43,25 +49,25 @@ std::vector<int> NodePorts::block(int count, const std::string& what) {
     for (int p = start; p < start + count && ok; ++p) ok = usable(p);
     if (!ok) continue;
     std::vector<int> out;
-    for (int p = start; p < start + count; ++p) {
-      taken_[p] = what;
-      out.push_back(p);
-    }
+    out.reserve(std::size_t(count));
+    for (int p = start; p < start + count; ++p) out.push_back(p);
+    taken_.push_back({start, count, what});
+    taken_ports_ += count;
     next_ = start + count;
     return out;
   }
   fail("node " + node_ + ": the port range " + std::to_string(begin_) + "-" + std::to_string(end_) +
            " has no room for " + std::to_string(count) + " port(s) for " + what + " (" +
-           std::to_string(taken_.size()) + " already assigned on this node)",
+           std::to_string(taken_ports_) + " already assigned on this node)",
        "widen port_range_begin/port_range_end in the cluster profile, or put fewer workers per node");
 }
 
 void NodePorts::claim(int port, const std::string& what) {
-  auto it = taken_.find(port);
-  if (it != taken_.end())
+  if (const Taken* t = holder(port))
     fail("node " + node_ + ": port " + std::to_string(port) + " for " + what + " is already used by " +
-         it->second, "choose another frontend_port in the cluster profile");
-  taken_[port] = what;
+         t->what, "choose another frontend_port in the cluster profile");
+  taken_.push_back({port, 1, what});
+  taken_ports_ += 1;
 }
 
 }  // namespace srt::plan_detail

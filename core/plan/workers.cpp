@@ -41,6 +41,23 @@ WorkerShape worker_shape(const Json& config, int gpus) {
   return s;
 }
 
+WorkerContext::WorkerContext(const Recipe& r, const Profile& p, std::uint64_t job, KvMode kv)
+    : recipe(r), profile(p), job_id(job), kv_mode(kv) {
+  const std::string model = model_argument(r, p);
+  const std::string served = served_model_name(r, p);
+  for (WorkerMode m : {WorkerMode::prefill, WorkerMode::decode, WorkerMode::agg}) {
+    const Json& config = r.backend.config(m);
+    const WorkerShape s = worker_shape(config, 1);
+    ModeParts& mp = parts[int(m)];
+    mp.dp = s.dp;
+    mp.pp = s.pp;
+    mp.dp_attention = s.dp_attention;
+    mp.flags = engine_flags(config);
+    mp.model = model;
+    mp.served = served;
+  }
+}
+
 void set_env(EnvList& env, const std::string& name, const std::string& value) {
   for (auto& kv : env)
     if (kv.first == name) { kv.second = value; return; }
@@ -77,8 +94,8 @@ std::string served_model_name(const Recipe& r, const Profile& p) {
 Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node,
                          NodePorts& ports, Process* relay) {
   const Recipe& r = ctx.recipe;
-  const Json& config = r.backend.config(e.mode);
-  const WorkerShape shape = worker_shape(config, int(e.gpus.size()));
+  const ModeParts& parts = ctx.of(e.mode);
+  const WorkerShape shape = parts.shape(int(e.gpus.size()));
   const bool pd = e.mode != WorkerMode::agg;
   const std::string mode = to_string(e.mode);
   const std::string name = mode + ":" + std::to_string(e.index);
@@ -110,9 +127,8 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
 
   // argv: the profile's engine command (the lab runs a stand-in), then srtctl's order.
   w.argv = ctx.profile.engine_command;
-  w.argv.insert(w.argv.end(), {"--model", model_argument(r, ctx.profile)});
-  const std::string served = served_model_name(r, ctx.profile);
-  if (!served.empty()) w.argv.insert(w.argv.end(), {"--served-model-name", served});
+  w.argv.insert(w.argv.end(), {"--model", parts.model});
+  if (!parts.served.empty()) w.argv.insert(w.argv.end(), {"--served-model-name", parts.served});
   w.argv.insert(w.argv.end(), {"--host", "0.0.0.0", "--server-port", std::to_string(http), "--port",
                                std::to_string(engine), "-tp", std::to_string(shape.tp)});
   if (pd) {
@@ -124,8 +140,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     kv["http_port"] = http;  // only informational in ATOM; keep it true
     w.argv.insert(w.argv.end(), {"--kv-transfer-config", kv.dump()});
   }
-  const auto flags = engine_flags(config);
-  w.argv.insert(w.argv.end(), flags.begin(), flags.end());
+  w.argv.insert(w.argv.end(), parts.flags.begin(), parts.flags.end());
 
   // Environment, in srtctl's merge order (reference 2.5): role env, global env, then ours.
   for (const auto& [k, v] : r.backend.environment(e.mode))
