@@ -104,8 +104,9 @@ void run(const PreflightArgs& a) {
               f.engine_found ? or_dash(f.engine_version).c_str() : "not found",
               f.engine_commit.empty() ? "" : (" (commit " + f.engine_commit + ")").c_str(), f.kv_events_capability.c_str());
   std::printf("  mooncake %s\n", f.mooncake_found ? or_dash(f.mooncake_version).c_str() : "not found");
-  std::printf("  router   %s %s\n", or_dash(f.router_command).c_str(),
-              f.router_path.empty() ? "not found" : or_dash(f.router_version).c_str());
+  if (!f.router_command.empty())
+    std::printf("  router   %s %s\n", f.router_command.c_str(),
+                f.router_path.empty() ? "not found" : or_dash(f.router_version).c_str());
   std::printf("  rocm     %s, GPUs %d%s\n", or_dash(f.rocm_version).c_str(), f.gpu_count,
               f.gpu_model.empty() ? "" : (" (" + f.gpu_model + ")").c_str());
   for (const auto& line : missing) std::printf("missing: %s\n", line.c_str());

@@ -18,10 +18,10 @@ rc=0
 "$helper" preflight --profile "$work/bare.yaml" > "$work/bare.out" 2>&1 || rc=$?
 cat "$work/bare.out"
 (( rc == 1 )) || fail "expected exit 1 without ATOM, got $rc"
-grep -q "^missing: prefill: the engine module atom.entrypoints.openai_server is not there for /usr/bin/python3" "$work/bare.out" \
+grep -q "^missing: prefill on [^:]*: the engine module atom.entrypoints.openai_server is not there for /usr/bin/python3" "$work/bare.out" \
   || fail "the missing engine is not named"
-grep -q "^missing: decode: Mooncake is not importable" "$work/bare.out" || fail "the missing Mooncake is not named"
-grep -q "^missing: router: the router binary atomesh is not on PATH" "$work/bare.out" || fail "the missing router is not named"
+grep -q "^missing: decode on [^:]*: Mooncake is not importable" "$work/bare.out" || fail "the missing Mooncake is not named"
+grep -q "^missing: router on [^:]*: the router binary atomesh is not on PATH" "$work/bare.out" || fail "the missing router is not named"
 
 # The lab's stand-ins: the engine package, Mooncake and the router are there.
 cat > "$work/lab.yaml" <<YAML
@@ -39,7 +39,7 @@ rc=0
   --set identity.frameworks.atom=5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4 > "$work/wrong.out" 2>&1 || rc=$?
 cat "$work/wrong.out"
 (( rc == 1 )) || fail "expected exit 1 for a wrong commit, got $rc"
-grep -q "^identity: identity.frameworks.atom: expected 5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4, found 0.1.4.dev113+g4e0848dcd (prefill)" \
+grep -q "^identity: identity.frameworks.atom: expected 5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4, found 0.1.4.dev113+g4e0848dcd (prefill on [^)]*)$" \
   "$work/wrong.out" || fail "the mismatch does not name field, expected and found"
 "$helper" preflight --profile "$work/lab.yaml" --recipe "$recipe" --role prefill --json \
   --set identity.frameworks.atom=5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4 > "$work/wrong.json" || true
