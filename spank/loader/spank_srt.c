@@ -80,31 +80,51 @@ static const char *srt_impl_path(void) {
   return SRT_DEFAULT_IMPL;
 }
 
+/* Why the implementation did not load, kept for task_init to tell the job. */
+static char srt_load_error[512];
+
 static int srt_load_impl(void) {
   if (srt_impl_fn) return 0;
   const char *path = srt_impl_path();
   srt_impl_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!srt_impl_handle) {
-    slurm_error("srt: cannot load the implementation library %s: %s; only jobs using --srt-recipe "
-                "are affected: ask the cluster admin to install it on this host", path, dlerror());
+    snprintf(srt_load_error, sizeof srt_load_error, "cannot load the implementation library %s: %s",
+             path, dlerror());
+    slurm_error("srt: %s; only jobs using --srt-recipe are affected: ask the cluster admin to install "
+                "it on this host", srt_load_error);
     return -1;
   }
   const int *abi = (const int *)dlsym(srt_impl_handle, "srt_impl_abi");
   srt_impl_fn = (srt_impl_callback_fn)dlsym(srt_impl_handle, SRT_IMPL_ENTRY);
   if (!abi || *abi != SRT_IMPL_ABI || !srt_impl_fn) {
-    slurm_error("srt: %s is not the implementation this plugin was built with (ABI %d expected); "
-                "reinstall the srt-spank package on this host", path, SRT_IMPL_ABI);
+    snprintf(srt_load_error, sizeof srt_load_error,
+             "%s is not the implementation this plugin was built with (ABI %d expected)", path, SRT_IMPL_ABI);
+    slurm_error("srt: %s; reinstall the srt-spank package on this host", srt_load_error);
     srt_impl_fn = NULL;
     return -1;
   }
   return 0;
 }
 
+/* task_init runs in the task itself, whose stderr is the job's: where the user looks. slurm_error
+ * only reaches the node's slurmd log. Name the node: the user cannot see which one failed. */
+static void srt_tell_job_load_failed(spank_t sp) {
+  char node[256] = "";
+  if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS || !*node)
+    snprintf(node, sizeof node, "(unknown: SLURMD_NODENAME not set)");
+  fprintf(stderr, "srt: this job cannot run: node %s %s; jobs without --srt-recipe still run there: "
+          "the cluster admin must install srt-spank on %s (or exclude it: sbatch --exclude=%s)\n",
+          node, srt_load_error, node, node);
+  fflush(stderr);
+}
+
 static int srt_forward(const char *callback, spank_t sp) {
   if (!srt_job_present(sp)) return 0;
   if (srt_load_impl() != 0) {
     /* Remote: never fail init/user_init (that drains nodes); task_init reports it to the job. */
-    if (spank_remote(sp) && strcmp(callback, "task_init") != 0) return 0;
+    if (!spank_remote(sp)) return -1;
+    if (strcmp(callback, "task_init") != 0) return 0;
+    srt_tell_job_load_failed(sp);
     return -1;
   }
   struct srt_loader_state state = {SRT_IMPL_ABI, srt_recipe_value, srt_step_value, srt_argc, srt_argv};
