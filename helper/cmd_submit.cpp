@@ -12,8 +12,10 @@ namespace srt::helper {
 void add_submit_request_options(CLI::App* cmd, run::SubmitRequest& req) {
   cmd->add_option("recipe", req.recipe, "Recipe file")->required();
   cmd->add_option("--profile", req.profile, "Cluster profile (default: $SRTSLURM_CONFIG, /etc/srt/cluster.yaml)");
-  cmd->add_option("--set", req.set, "Override a recipe key: key.path=VALUE (repeatable)");
-  cmd->add_option("--unset", req.unset, "Remove a recipe key (repeatable)");
+  // One value per --set/--unset: a vector option would otherwise swallow what follows, and
+  // `--set K=V -- --exclusive` would end the list at `--` and refuse the sbatch options.
+  cmd->add_option("--set", req.set, "Override a recipe key: key.path=VALUE (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--unset", req.unset, "Remove a recipe key (repeatable)")->allow_extra_args(false);
   cmd->add_option("sbatch_options", req.sbatch_extra, "Further sbatch options, after --");
 }
 
