@@ -189,11 +189,20 @@ class Launch {
                   std::string(v.mismatches.empty() ? " and is the recipe's identity" : ""));
   }
 
+  // Relay mode: each worker's kv-relay (a host step) is launched before the workers, so the ingress
+  // its ranks connect to is there, or coming, when they publish their first events.
   void start_workers() {
     enter("workers");
+    std::size_t relays = 0;
     for (const auto& p : job_.plan.processes)
-      if (is_worker(p) || p.role == "kv-relay") start(p);
-    console_.line("started " + std::to_string(steps_.size()) + " worker steps");
+      if (p.role == "kv-relay") {
+        start(p);
+        ++relays;
+      }
+    for (const auto& p : job_.plan.processes)
+      if (is_worker(p)) start(p);
+    console_.line("started " + std::to_string(steps_.size() - relays) + " worker steps" +
+                  (relays ? " after " + std::to_string(relays) + " kv-relay steps" : ""));
   }
 
   void wait_healthy() {
