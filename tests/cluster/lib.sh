@@ -131,6 +131,35 @@ lab_wait_job() {
   [[ "$state" == COMPLETED && "$exit_code" == 0:0 ]]
 }
 
+# lab_job_pids JOBID: live processes of this lab's job JOBID, on any node: SLURM_JOB_ID=JOBID and
+# this lab's SLURM_CONF in their environment (Slurm sets both in every task; job ids repeat
+# across labs running side by side on this machine, so the id alone would find other labs' jobs).
+lab_job_pids() {
+  local file pid
+  grep -lszxF -- "SLURM_JOB_ID=$1" /proc/[0-9]*/environ 2>/dev/null | while read -r file; do
+    grep -qszxF -- "SLURM_CONF=$SLURM_CONF" "$file" || continue
+    pid=${file#/proc/}
+    pid=${pid%/environ}
+    [[ "$pid" == "$$" || "$pid" == "$BASHPID" ]] && continue
+    lab_alive "$pid" && echo "$pid"
+  done
+  return 0
+}
+
+# lab_assert_job_clean JOBID SECONDS: nothing of the lab's job JOBID may run anywhere once it
+# ended (a bounded wait for what Slurm is still reaping); lists what is left and fails otherwise.
+lab_assert_job_clean() {
+  local jid=$1 end=$(( $(date +%s) + $2 )) left pid
+  while :; do
+    left=$(lab_job_pids "$jid" | tr '\n' ' ')
+    [[ -z "$left" ]] && { echo "nothing of job $jid is left on any node"; return 0; }
+    (( $(date +%s) < end )) || break
+    sleep 0.2
+  done
+  for pid in $left; do echo "  left: $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" >&2; done
+  lab_fail "processes of job $jid left after it ended: $left"
+}
+
 # --- for the test scripts -------------------------------------------------------------------
 # A test script takes the lab's base directory as its first argument (or LAB_BASE), prints what
 # it checks, and exits 0 (pass), 1 (fail) or 77 (skipped: CTest's SKIP_RETURN_CODE).
