@@ -4,7 +4,9 @@
 # each node's namespace compute the same Plan), and the bwrap runtime: steps run on the host in a
 # bubblewrap sandbox that applies the profile's mounts, so the recipes' container paths exist
 # (/infmax-workspace with InferenceX's benchmark_serving.py = the stand-in, /results, /logs).
-# LAB_CONTAINER_RUNTIME=none runs steps on the bare host instead.
+# LAB_CONTAINER_RUNTIME=none runs steps on the bare host instead. LAB_KV_EVENTS_CAPABILITY
+# (offset) pins what the lab's "image" can do for KV events: the KV tests run the stand-in as an
+# image with PR #1316 (offset) or with Infera's connect hook (connect), or as one with neither.
 # Also BASE/bin/python3 -> /usr/bin/python3: put BASE/bin first in a job's PATH so `python3`
 # is Debian's (with the stand-ins' packages) whatever python3 the submitting shell has; and an
 # empty BASE/container-home as /root in the sandbox, as an image has its own home: the host's
@@ -34,7 +36,7 @@ ln -sfn /usr/bin/python3 "$base/bin/python3"
   echo "node_sharing: exclusive"
   echo "results_root: $base/results"
   echo "frontend_port: 8000"
-  echo "kv_events_capability: offset"
+  echo "kv_events_capability: ${LAB_KV_EVENTS_CAPABILITY:-offset}"
   echo "topology_cache_dir: $base/cache"
   echo "engine_command: [env, PYTHONPATH=$src/tests/standins/pkg, /usr/bin/python3, -m, atom.entrypoints.openai_server]"
   echo "router_command: [$src/tests/standins/bin/atomesh]"
