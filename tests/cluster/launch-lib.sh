@@ -47,10 +47,14 @@ sys.exit(0 if sys.argv[2] in t else 1)' "$(launch_job_dir "$jid")/status.json" "
 }
 
 # launch_job_pids JOBID: live processes, on any node, whose environment has SLURM_JOB_ID=JOBID.
+# Job ids restart at 1 in every lab, and several labs run at once on this machine: a process is
+# this lab's when its environment also names this lab's SLURM_CONF (every job inherits it from
+# the submitting shell, env.sh).
 launch_job_pids() {
   grep -lszxF -- "SLURM_JOB_ID=$1" /proc/[0-9]*/environ 2>/dev/null \
     | sed 's|^/proc/\([0-9]*\)/environ$|\1|' | while read -r pid; do
-        [[ "$pid" != "$$" ]] && lab_alive "$pid" && echo "$pid"
+        [[ "$pid" != "$$" ]] && grep -qszxF -- "SLURM_CONF=$SLURM_CONF" "/proc/$pid/environ" \
+          && lab_alive "$pid" && echo "$pid"
       done
   return 0
 }
