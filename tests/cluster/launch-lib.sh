@@ -1,10 +1,27 @@
 # shellcheck shell=bash
-# Helpers for the srt-helper launch tests (test-launch-*.sh). Source after lib.sh and
-# lab_test_init. They need SRT_HELPER (the build's srt-helper) and SRT_JOB (the build's srt-job).
+# Helpers for the srt-helper launch tests (test-launch-*.sh). They need SRT_HELPER (the build's
+# srt-helper) and SRT_JOB (the build's srt-job). Every test starts the same way:
+#   set -euo pipefail
+#   # shellcheck source=launch-lib.sh
+#   source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
+#   launch_test_init "${1:-}"
+# and keeps the id of the job it submits in `jid`, which is cancelled whatever happens.
+
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # The source tree (recipes, stand-ins, tools), for the tests that source this file.
 export LAUNCH_SRC
 LAUNCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# launch_test_init BASE: skip unless root, read the lab's env.sh (lab_test_init), and make sure
+# the test leaves no job behind: the job in `jid` is cancelled when the test exits, however.
+launch_test_init() {
+  lab_test_init "${1:-}"
+  jid=
+  trap launch_cancel_job EXIT
+}
+launch_cancel_job() { [[ -n "${jid:-}" ]] && scancel "$jid" 2>/dev/null; true; }
 
 # launch_submit RECIPE [SBATCH ARGS...]: submit RECIPE with srt-job on the lab; prints the job id.
 # python3 in the job is Debian's (BASE/bin first in PATH, see lab-profile.sh) and the launcher
@@ -57,6 +74,22 @@ launch_job_pids() {
           && lab_alive "$pid" && echo "$pid"
       done
   return 0
+}
+
+# launch_step_pid JOBID STEP_NAME: the main process of the job's step STEP_NAME (srun
+# --job-name, e.g. decode_0, router): the python3 carrying SLURM_JOB_NAME=STEP_NAME whose parent
+# is not a python3 (an ATOM server's engine cores are its python3 children). Non-zero if none.
+launch_step_pid() {
+  local pid parent
+  for pid in $(launch_job_pids "$1"); do
+    grep -qszxF "SLURM_JOB_NAME=$2" "/proc/$pid/environ" || continue
+    [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == python3 ]] || continue
+    parent=$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null) || continue
+    [[ "$(cat "/proc/$parent/comm" 2>/dev/null)" == python3 ]] && continue
+    echo "$pid"
+    return 0
+  done
+  return 1
 }
 
 # launch_assert_clean JOBID SECONDS: nothing of the job may run after it ended (bounded wait for

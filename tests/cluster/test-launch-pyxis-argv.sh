@@ -6,15 +6,9 @@
 # order: /logs first, /dev/kfd, /dev/dri, the profile's default_mounts, srt-exec) and the
 # recipe's container srun_options as pyxis would receive them.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
-source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
-jid=
-# Whatever happens, the test leaves no job behind.
-trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
+launch_test_init "${1:-}"
 work=$(lab_scratch launch-pyxis)
 recipe="$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml"
 sed -e 's/^container_runtime: .*/container_runtime: pyxis/' -e "s|^results_root: .*|results_root: $work/results|" \

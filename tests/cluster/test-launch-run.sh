@@ -5,15 +5,9 @@
 # completes (one result per concurrency), the job ends COMPLETED 0:0 with status.json
 # "completed", the logs carry srtctl's names, and nothing of the job is left on any node.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
-source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
-jid=
-# Whatever happens, the test leaves no job behind.
-trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
+launch_test_init "${1:-}"
 recipe=${2:?usage: test-launch-run.sh BASE RECIPE}
 [[ "$recipe" = /* ]] || recipe="$LAUNCH_SRC/$recipe"
 profile="$LAB_BASE/etc/srt/cluster.yaml"

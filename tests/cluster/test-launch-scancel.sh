@@ -2,15 +2,9 @@
 # test-launch-scancel.sh BASE: scancel while the benchmark runs stops every step; afterwards no
 # process carrying the job's SLURM_JOB_ID is left on any node, and status.json says cancelled.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
-source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
-jid=
-# Whatever happens, the test leaves no job behind.
-trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
+launch_test_init "${1:-}"
 
 jid=$(SRT_STANDIN_TOKEN_MS=50 launch_submit "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml")
 echo "job $jid"

@@ -3,15 +3,9 @@
 # 600 s) stops the job at the recipe's health deadline (here 3 x 1 s), with the reason in
 # status.json and on the job's output, and leaves nothing running.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
-source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
-jid=
-# Whatever happens, the test leaves no job behind.
-trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
+launch_test_init "${1:-}"
 work=$(lab_scratch launch-unhealthy)
 recipe="$work/unhealthy.yaml"
 sed -e 's/^  max_attempts: 60 .*/  max_attempts: 3/' "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml" > "$recipe"
