@@ -1,5 +1,6 @@
 // status.json: how the job ended, every process's exit, and when each state began.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "child.hpp"
@@ -52,11 +53,37 @@ void write_json_atomically(const std::string& path, const Json& j) {
   std::rename(tmp.c_str(), path.c_str());
 }
 
+namespace {
+
+// InferenceX collects /results/<job>/runtime-logs.tar.gz, which the benchmark command writes from
+// its EXIT trap. A benchmark stopped by a signal (a worker or the router died, scancel) never
+// runs that trap: bash dies of SIGTERM without it. The logs of a failed run matter most, so the
+// launcher writes the same tarball (`tar -C /logs .`) when the benchmark left none.
+void archive_runtime_logs(const Job& job, Console& console) {
+  namespace fs = std::filesystem;
+  if (job.results_dir.empty()) return;
+  const fs::path target = fs::path(job.results_dir) / std::to_string(job.plan.job_id) / "runtime-logs.tar.gz";
+  std::error_code ec;
+  if (fs::exists(target, ec) || !fs::is_directory(target.parent_path(), ec)) return;
+  const std::string tmp = target.string() + ".tmp";
+  int status = 0;
+  run_capture({"tar", "-C", job.log_dir, "-czf", tmp, "."}, 60, &status);
+  if (status == 0 && std::rename(tmp.c_str(), target.c_str()) == 0) {
+    console.line("the benchmark left no runtime-logs.tar.gz: written by the launcher in " + target.string());
+    return;
+  }
+  fs::remove(tmp, ec);
+  console.line("could not write " + target.string() + " (tar returned " + std::to_string(status) + ")");
+}
+
+}  // namespace
+
 void archive_logs(const Job& job, Console& console) {
   int status = 0;
   run_capture({"tar", "-C", job.job_dir, "-czf", job.job_dir + "/logs.tar.gz", "logs"}, 60, &status);
   if (status == 0) console.line("logs archived in " + job.job_dir + "/logs.tar.gz");
   else console.line("could not archive " + job.log_dir + " (tar returned " + std::to_string(status) + ")");
+  archive_runtime_logs(job, console);
 }
 
 }  // namespace srt::launch

@@ -2,17 +2,12 @@
 # test-launch-timelimit.sh BASE: the time-limit warning srt-job asks for (--signal=B:USR1@120,
 # delivered by Slurm to the batch shell only) is sent here as Slurm sends it
 # (scancel --batch --signal=USR1) while the benchmark runs: the launcher stops every step,
-# writes status.json "timeout", exits non-zero, and nothing of the job is left.
+# writes status.json "timeout" and runtime-logs.tar.gz, exits non-zero, and nothing of the job
+# is left.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
-source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
-jid=
-# Whatever happens, the test leaves no job behind.
-trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
+launch_test_init "${1:-}"
 
 jid=$(SRT_STANDIN_TOKEN_MS=50 launch_submit "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml")
 echo "job $jid"
@@ -24,5 +19,8 @@ echo "$result $(lab_elapsed "$t0") s after USR1"
 [[ "$result" == *"JobState=FAILED"* ]] || { launch_show "$jid"; lab_fail "expected FAILED"; }
 echo "status.json: $(launch_status "$jid" state): $(launch_status "$jid" reason)"
 [[ "$(launch_status "$jid" state)" == timeout ]] || { launch_show "$jid"; lab_fail "status.json does not say timeout"; }
+# The benchmark's shell died of the launcher's TERM before its EXIT trap: the launcher wrote the
+# runtime-logs tarball InferenceX collects in its place.
+[[ -s "$(launch_job_dir "$jid")/runtime-logs.tar.gz" ]] || { launch_show "$jid"; lab_fail "no runtime-logs.tar.gz"; }
 launch_assert_clean "$jid" 10
 echo "PASS: time-limit warning handled in $(lab_elapsed "$t0") s"
