@@ -34,6 +34,8 @@ int run_recipe(const RunArgs& a) {
               end.state.c_str(), end.exit_code.c_str(), end.timed_out_waiting ? " (stopped waiting)" : "");
 
   const run::Collected c = run::collect(job, a.results, job.recipe.benchmark.concurrencies);
+  if (!c.launcher_state.empty() && c.launcher_state != "completed")
+    std::printf("reason: %s: %s\n", c.launcher_state.c_str(), c.launcher_reason.c_str());
   for (const auto& p : c.points)
     std::printf("  c%-6d %s\n", p.concurrency,
                 p.problem.empty() ? ("ok: " + std::to_string(p.completed) + " completed, " +

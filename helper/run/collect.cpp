@@ -25,6 +25,16 @@ void copy_tree(const fs::path& from, const fs::path& to) {
   if (ec) fail("cannot copy " + from.string() + " to " + to.string() + ": " + ec.message());
 }
 
+// status.json's state and reason; empty when the launcher never wrote it (the job died first).
+void read_launcher_status(const fs::path& file, Collected& c) {
+  std::ifstream in(file);
+  if (!in) return;
+  const Json status = Json::parse(in, nullptr, false);
+  if (!status.is_object()) return;
+  if (const auto s = status.find("state"); s != status.end() && s->is_string()) c.launcher_state = *s;
+  if (const auto r = status.find("reason"); r != status.end() && r->is_string()) c.launcher_reason = *r;
+}
+
 }  // namespace
 
 Collected collect(const Submitted& job, const std::string& results_dir, const std::vector<int>& expected) {
@@ -33,6 +43,8 @@ Collected collect(const Submitted& job, const std::string& results_dir, const st
   Collected c;
   c.dir = results_dir.empty() ? source.string() : (fs::path(results_dir) / id).string();
   if (!results_dir.empty() && fs::exists(source) && fs::path(c.dir) != source) copy_tree(source, c.dir);
+
+  read_launcher_status(fs::path(c.dir) / "status.json", c);
 
   std::map<int, std::string> found;
   const fs::path fixed = fs::path(c.dir) / "fixed-seq";

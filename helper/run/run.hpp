@@ -43,6 +43,8 @@ struct Collected {
   std::string dir;                      // where the run's results are now
   std::vector<PointResult> points;      // one per expected (or found) concurrency
   bool all_valid = false;
+  // The launcher's own verdict (status.json): why the job ended, naming the step that died.
+  std::string launcher_state, launcher_reason;
 };
 
 // Copies <results_root>/<job>/ into `results_dir`/<job>/, adds InferenceX's renamed copies and
