@@ -71,16 +71,17 @@ PointResult judge_point(int concurrency, const std::string& file) {
     r.problem = "not a benchmark result (unreadable or not JSON)";
     return r;
   }
-  const Json completed = j.value("completed", Json());
-  const Json tokens = j.value("total_output_tokens", Json());
-  if (!completed.is_number_integer() || !tokens.is_number_integer()) {
-    r.problem = "lacks 'completed' or 'total_output_tokens'";
-    return r;
+  // One verdict for run and report: the report's rules, which include benchmark_serving.py's
+  // own (more than 5 % of the prompts failed), so a point cut short by a dead worker is failed
+  // even when some of its requests completed.
+  try {
+    const report::Point p = report::point_from_result(j, file, concurrency, report::GpuCount{});
+    r.completed = int(p.completed);
+    r.output_tokens = p.total_output_tokens;
+    r.problem = p.failure;
+  } catch (const Error& e) {
+    r.problem = e.what();
   }
-  r.completed = completed.get<int>();
-  r.output_tokens = tokens.get<long long>();
-  if (r.completed <= 0) r.problem = "no request completed";
-  else if (r.output_tokens <= 0) r.problem = "zero output tokens";
   return r;
 }
 

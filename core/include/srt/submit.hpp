@@ -25,7 +25,8 @@ std::vector<std::string> sbatch_arguments(const Recipe& recipe, const Profile& p
                                           const SubmitOptions& options);
 
 // One benchmark_serving.py result file judged by the validity gate: srtctl reported success with
-// zero output tokens; here a point with no completed request or no output token has failed.
+// zero output tokens; here a point with no completed request or no output token has failed, and
+// so has one where more than 5 % of the prompts failed (report::point_from_result's rules).
 struct PointResult {
   int concurrency = 0;
   std::string file;       // "" = missing
