@@ -56,20 +56,27 @@ void write_json_atomically(const std::string& path, const Json& j) {
 namespace {
 
 // InferenceX collects /results/<job>/runtime-logs.tar.gz, which the benchmark command writes from
-// its EXIT trap. A benchmark stopped by a signal (a worker or the router died, scancel) never
-// runs that trap: bash dies of SIGTERM without it. The logs of a failed run matter most, so the
-// launcher writes the same tarball (`tar -C /logs .`) when the benchmark left none.
+// its EXIT trap. A benchmark stopped by a signal (a worker or the router died, scancel) leaves
+// none (bash dies of SIGTERM without running the trap) or a truncated one (the step's processes
+// are killed while tar writes; seen in the lab). The logs of a failed run matter most, so the
+// launcher writes the same tarball (`tar -C /logs .`) when the benchmark's is missing or unreadable.
 void archive_runtime_logs(const Job& job, Console& console) {
   namespace fs = std::filesystem;
   if (job.results_dir.empty()) return;
   const fs::path target = fs::path(job.results_dir) / std::to_string(job.plan.job_id) / "runtime-logs.tar.gz";
   std::error_code ec;
-  if (fs::exists(target, ec) || !fs::is_directory(target.parent_path(), ec)) return;
-  const std::string tmp = target.string() + ".tmp";
+  if (!fs::is_directory(target.parent_path(), ec)) return;
   int status = 0;
+  std::string why = "the benchmark left no runtime-logs.tar.gz";
+  if (fs::exists(target, ec)) {
+    run_capture({"tar", "-tzf", target.string()}, 60, &status, true);
+    if (status == 0) return;
+    why = "the benchmark's runtime-logs.tar.gz is unreadable (stopped while writing it)";
+  }
+  const std::string tmp = target.string() + ".tmp";
   run_capture({"tar", "-C", job.log_dir, "-czf", tmp, "."}, 60, &status);
   if (status == 0 && std::rename(tmp.c_str(), target.c_str()) == 0) {
-    console.line("the benchmark left no runtime-logs.tar.gz: written by the launcher in " + target.string());
+    console.line(why + ": written by the launcher in " + target.string());
     return;
   }
   fs::remove(tmp, ec);
