@@ -38,6 +38,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "scancel|test-launch-scancel.sh|"
     "timelimit|test-launch-timelimit.sh|"
     "pyxis-argv|test-launch-pyxis-argv.sh|"
+    "run-killed-worker|test-launch-run-killed.sh|worker"
+    "run-killed-router|test-launch-run-killed.sh|router"
     "identity|test-launch-identity.sh|")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
@@ -52,4 +54,5 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
   set_tests_properties(${_launch_names} PROPERTIES LABELS cluster)
   set_tests_properties(cluster.launch.1p1d cluster.launch.2p1d cluster.launch.kv-offset cluster.launch.kv-relay
                        PROPERTIES TIMEOUT 600)
+  set_tests_properties(cluster.launch.run-killed-worker cluster.launch.run-killed-router PROPERTIES TIMEOUT 300)
 endif()
