@@ -53,7 +53,11 @@ std::string job_getenv(spank_t sp, const char* name) {
   for (;;) {
     spank_err_t rc = spank_getenv(sp, name, buf.data(), int(buf.size()));
     if (rc == ESPANK_SUCCESS) return buf.data();
-    if (rc != ESPANK_NOSPACE || buf.size() > kMaxSnapshotBytes * 2) return "";
+    if (rc != ESPANK_NOSPACE) return "";  // absent: the caller says what is missing
+    // Present but oversized: say so, rather than let the caller report it as absent.
+    if (buf.size() > kMaxSnapshotBytes * 2)
+      fail(std::string("the job's ") + name + " is larger than srt-spank reads (over " +
+           std::to_string(buf.size()) + " bytes)");
     buf.resize(buf.size() * 4);
   }
 }
@@ -123,6 +127,9 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
 }  // namespace
 
 int node_user_init(spank_t sp, const srt_loader_state& state) {
+  // What task_init reports is this user_init's finding only, never one left from an earlier call.
+  g_node_error.clear();
+  g_worker_cpus.clear();
   try {
     set_step_environment(sp, state);
   } catch (const std::exception& e) {

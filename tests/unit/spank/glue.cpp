@@ -1,0 +1,103 @@
+#include "glue.hpp"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace srt::glue_test {
+
+namespace fs = std::filesystem;
+
+std::string source_path(const std::string& relative) { return std::string(SRT_SOURCE_DIR) + "/" + relative; }
+
+TempDir::TempDir() {
+  std::string pattern = (fs::temp_directory_path() / "srt-glue-test-XXXXXX").string();
+  if (!::mkdtemp(&pattern[0])) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string TempDir::write(const std::string& name, const std::string& text) const {
+  const std::string p = path_ + "/" + name;
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+  return p;
+}
+
+std::string write_lab_profile(const TempDir& dir, const std::string& extra) {
+  std::ostringstream y;
+  y << "cluster: lab\n"
+       "gpus_per_node: 8\n"
+       "visible_devices_env: ROCR_VISIBLE_DEVICES\n"
+       "gpu_sbatch_directive: gres\n"
+       "container_runtime: bwrap\n"
+       "default_mounts:\n"
+       "  " << dir.path() << ": /infmax-workspace\n"
+       "port_range_begin: 20000\n"
+       "port_range_end: 28999\n"
+       "node_sharing: exclusive\n"
+       "results_root: " << dir.path() << "/results\n"
+       "frontend_port: 8000\n"
+       "kv_events_capability: offset\n"
+       "topology_cache_dir: " << dir.path() << "/cache\n"
+       "engine_command: [/usr/bin/python3, -m, atom.entrypoints.openai_server]\n"
+       "router_command: [/usr/bin/atomesh]\n"
+       "default_health_check: {max_attempts: 120, interval_seconds: 1}\n"
+       "node_addresses:\n";
+  for (int n = 1; n <= 4; ++n) y << "  lab-n" << n << ": 10.77.0." << n << "\n";
+  y << extra;
+  return dir.write("cluster.yaml", y.str());
+}
+
+int call_impl(const char* callback, const LoaderArgs& args) {
+  std::vector<char*> argv;
+  for (const auto& w : args.plugstack) argv.push_back(const_cast<char*>(w.c_str()));
+  argv.push_back(nullptr);
+  srt_loader_state state{SRT_IMPL_ABI, args.recipe, args.step, int(args.plugstack.size()), argv.data()};
+  return srt_impl_callback(callback, fake::handle(), &state);
+}
+
+std::string capture_stderr(const std::function<void()>& fn) {
+  char path[] = "/tmp/srt-glue-stderr-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) throw std::runtime_error("mkstemp failed");
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  ::dup2(fd, 2);
+  fn();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  ::close(fd);
+  std::ifstream in(path, std::ios::binary);
+  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ::unlink(path);
+  return out;
+}
+
+void become_stepd(const std::string& snapshot, int nodes, std::uint32_t step_id, std::uint32_t node_id) {
+  fake::reset(S_CTX_REMOTE);
+  auto& p = fake::process();
+  p.items[S_JOB_ID] = 4242;
+  p.items[S_JOB_STEPID] = step_id;
+  p.items[S_JOB_NODEID] = node_id;
+  p.job_env[SRT_SNAPSHOT_JOB_ENV] = snapshot;
+  p.job_env["SLURM_JOB_NODELIST"] = "lab-n[1-" + std::to_string(nodes) + "]";
+  p.job_env["SLURM_STEP_NODELIST"] = p.job_env["SLURM_JOB_NODELIST"];
+}
+
+std::string log_text() {
+  std::string out;
+  for (const auto& l : fake::process().log) out += l + "\n";
+  return out;
+}
+
+}  // namespace srt::glue_test

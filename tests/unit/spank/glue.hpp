@@ -1,0 +1,57 @@
+// Drives the implementation's entry point the way the loader does, inside fake Slurm processes
+// (fake_spank.hpp), with the lab's profile shape and the repository's recipes.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fake_spank.hpp"
+
+extern "C" {
+#include "impl_abi.h"
+// The implementation's exported entry point (impl/dispatch.cpp), linked in from its objects.
+extern const int srt_impl_abi;
+int srt_impl_callback(const char* callback, spank_t sp, const srt_loader_state* state);
+}
+
+namespace srt::glue_test {
+
+std::string source_path(const std::string& relative);  // under the source tree
+
+// A scratch directory per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string write(const std::string& name, const std::string& text) const;  // returns its path
+
+ private:
+  std::string path_;
+};
+
+// A cluster profile shaped like tests/cluster/lab-profile.sh's, nodes lab-n1.. with fixed
+// addresses 10.77.0.N; `extra` is appended (a different profile has a different digest).
+std::string write_lab_profile(const TempDir& dir, const std::string& extra = "");
+
+// What the loader hands over: --srt-recipe, --srt-step and the plugstack.conf words.
+struct LoaderArgs {
+  const char* recipe = nullptr;
+  const char* step = nullptr;
+  std::vector<std::string> plugstack;
+};
+int call_impl(const char* callback, const LoaderArgs& args);
+
+// Runs `fn` with fd 2 sent to a file; returns what it wrote (task_init reports on the task's stderr).
+std::string capture_stderr(const std::function<void()>& fn);
+
+// One slurmstepd of a job on nodes lab-n1..lab-n<nodes>, step `step_id` on all of them, this
+// node at `node_id` in the step: the items and job environment Slurm gives the plugin there.
+void become_stepd(const std::string& snapshot, int nodes, std::uint32_t step_id, std::uint32_t node_id);
+
+// Everything the fake logged, one line each (for REQUIRE_THAT ... Contains).
+std::string log_text();
+
+}  // namespace srt::glue_test

@@ -1,0 +1,129 @@
+// Hostile or broken inputs on the node side: each ends in a clean job failure with a reason in
+// task_init (never a crash, never a failed user_init, never a partly set environment).
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+
+#include "glue.hpp"
+#include "srt/contract.hpp"
+
+using namespace srt::glue_test;
+using Catch::Matchers::Contains;
+namespace fake = srt::fake;
+
+namespace {
+
+struct Submitted {
+  TempDir dir;
+  std::string profile = write_lab_profile(dir);
+  std::vector<std::string> plugstack{"profile=" + profile};
+  std::string snapshot;
+  Submitted() {
+    const std::string recipe = source_path("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+    fake::reset(S_CTX_ALLOCATOR);
+    REQUIRE(call_impl("init_post_opt", {recipe.c_str(), nullptr, plugstack}) == 0);
+    snapshot = fake::process().job_control.at(SRT_SNAPSHOT_NAME);
+    ::unsetenv(SRT_SNAPSHOT_JOB_ENV);
+  }
+};
+
+// user_init then task_init on the current fake slurmstepd; returns task_init's stderr.
+std::string job_failure(const std::vector<std::string>& plugstack, const char* step = nullptr) {
+  REQUIRE(call_impl("user_init", {nullptr, step, plugstack}) == 0);
+  for (const auto& [name, value] : fake::process().job_env) CHECK(name.rfind("SRT_", 0) != 0);
+  int rc = 0;
+  const std::string err = capture_stderr([&] { rc = call_impl("task_init", {nullptr, step, plugstack}); });
+  CHECK(rc == -1);
+  CHECK_THAT(err, Contains("srt: this job cannot run: "));
+  CHECK_THAT(log_text(), Contains("error: srt: "));  // the slurmd log has it too
+  return err;
+}
+
+}  // namespace
+
+TEST_CASE("a damaged snapshot: garbage, truncated, empty, absent, oversized", "[spank][hostile]") {
+  Submitted job;
+  const std::string damaged = "the job's recipe snapshot is damaged";
+
+  become_stepd("!!!! not base64 at all \x01\x02", 3, 0, 0);
+  CHECK_THAT(job_failure(job.plugstack), Contains(damaged));
+
+  for (std::size_t cut : {job.snapshot.size() / 2, job.snapshot.size() - 1, std::size_t(7), std::size_t(1)}) {
+    INFO("cut at " << cut);
+    become_stepd(job.snapshot.substr(0, cut), 3, 0, 0);
+    CHECK_THAT(job_failure(job.plugstack), Contains(damaged));
+  }
+
+  become_stepd("", 3, 0, 0);
+  CHECK_THAT(job_failure(job.plugstack), Contains("no recipe snapshot reached the node"));
+
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().job_env.erase(SRT_SNAPSHOT_JOB_ENV);
+  CHECK_THAT(job_failure(job.plugstack), Contains("no recipe snapshot reached the node"));
+
+  // Present but beyond what the node reads: reported as too large, not as missing.
+  become_stepd(std::string(300 * 1024, 'A'), 3, 0, 0);
+  CHECK_THAT(job_failure(job.plugstack), Contains("the job's " SRT_SNAPSHOT_JOB_ENV " is larger than srt-spank reads"));
+
+  // Just under the read limit but beyond the snapshot's own: the decoder refuses it.
+  become_stepd(std::string(200 * 1024, 'A'), 3, 0, 0);
+  CHECK_THAT(job_failure(job.plugstack), Contains(damaged));
+}
+
+TEST_CASE("a well-formed snapshot of a recipe that is not valid", "[spank][hostile]") {
+  Submitted job;
+  const std::string digest = srt::load_profile_file(job.profile).digest;
+  become_stepd(srt::encode_snapshot({"/home/u/r.yaml", "name: x\nbogus: [1, 2\n", digest}), 3, 0, 0);
+  CHECK_THAT(job_failure(job.plugstack), Contains("/home/u/r.yaml:"));
+  become_stepd(srt::encode_snapshot({"/home/u/r.yaml", "", digest}), 3, 0, 0);
+  CHECK_THAT(job_failure(job.plugstack), Contains("/home/u/r.yaml"));
+}
+
+TEST_CASE("Slurm's items and node lists missing or contradictory", "[spank][hostile]") {
+  Submitted job;
+
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().items.erase(S_JOB_ID);
+  CHECK_THAT(job_failure(job.plugstack), Contains("Slurm did not give the job id"));
+
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().items.erase(S_JOB_STEPID);
+  CHECK_THAT(job_failure(job.plugstack), Contains("Slurm did not give the step id"));
+
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().items.erase(S_JOB_NODEID);
+  CHECK_THAT(job_failure(job.plugstack), Contains("this node's index in the step"));
+
+  for (std::uint32_t node_id : {3u, 7u, 0xffffffffu}) {
+    become_stepd(job.snapshot, 3, 0, node_id);
+    CHECK_THAT(job_failure(job.plugstack), Contains("Slurm's node index is outside the step's node list"));
+  }
+
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().job_env["SLURM_STEP_NODELIST"] = "lab-n9";
+  CHECK_THAT(job_failure(job.plugstack), Contains("node lab-n9 is not in the job's node list"));
+
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().job_env.erase("SLURM_JOB_NODELIST");
+  CHECK_THAT(job_failure(job.plugstack), Contains("the node list is empty"));
+
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().job_env.erase("SLURM_STEP_NODELIST");
+  CHECK_THAT(job_failure(job.plugstack), Contains("the node list is empty"));
+
+  // Fewer nodes than the recipe needs (sbatch -N2 for a 3-node recipe): the Plan says so.
+  become_stepd(job.snapshot, 2, 0, 0);
+  CHECK_THAT(job_failure(job.plugstack), Contains("the recipe needs 3 nodes but the job has 2"));
+}
+
+TEST_CASE("Slurm refusing to set a variable fails the job with Slurm's reason", "[spank][hostile]") {
+  Submitted job;
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().setenv_fails_with = ESPANK_NOSPACE;
+  REQUIRE(call_impl("user_init", {nullptr, nullptr, job.plugstack}) == 0);
+  int rc = 0;
+  const std::string err = capture_stderr([&] { rc = call_impl("task_init", {nullptr, nullptr, job.plugstack}); });
+  CHECK(rc == -1);
+  CHECK_THAT(err, Contains("cannot set SRT_"));
+  CHECK_THAT(err, Contains("Buffer too small"));
+}
