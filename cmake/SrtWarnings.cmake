@@ -18,4 +18,8 @@ function(srt_apply_flags target)
                            -fno-sanitize-recover=undefined -fsanitize-recover=vptr)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
+  if(SRT_FUZZ)
+    # Coverage feedback for libFuzzer in every object; only fuzz_* executables link its main.
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
 endfunction()
