@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <slurm/spank.h>
 
@@ -24,6 +25,9 @@ static char **srt_argv;
 static void *srt_impl_handle;
 static srt_impl_callback_fn srt_impl_fn;
 static int srt_option_conflict;
+/* plugstack argument "timing": log how long each callback took (tests/bench/lab_cost.py). Off,
+ * it costs one branch per callback. */
+static int srt_timing;
 
 static int srt_store(char **slot, const char *name, const char *value) {
   if (!value || !*value) {
@@ -131,7 +135,24 @@ static int srt_forward(const char *callback, spank_t sp) {
   return srt_impl_fn(callback, sp, &state);
 }
 
-int slurm_spank_init(spank_t sp, int ac, char **av) {
+static long long srt_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* slurm_info: srun prints it on stderr, slurmstepd writes it to the node's slurmd log. */
+static int srt_timed_result(spank_t sp, const char *callback, long long t0, int rc) {
+  if (srt_timing) {
+    long long ns = srt_now_ns() - t0;
+    slurm_info("srt: timing %s %s %lld.%03lld us", spank_remote(sp) ? "remote" : "local", callback,
+               ns / 1000, ns % 1000);
+  }
+  return rc;
+}
+#define SRT_START() (srt_timing ? srt_now_ns() : 0)
+
+static int srt_init(spank_t sp, int ac, char **av) {
   srt_argc = ac;
   srt_argv = av;  /* owned by Slurm for the plugin's lifetime */
   if (spank_context() == S_CTX_SLURMD || spank_context() == S_CTX_JOB_SCRIPT) return 0;
@@ -147,29 +168,41 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
   return 0;
 }
 
+int slurm_spank_init(spank_t sp, int ac, char **av) {
+  for (int i = 0; i < ac; i++)
+    if (strcmp(av[i], "timing") == 0) srt_timing = 1;
+  long long t0 = SRT_START();
+  return srt_timed_result(sp, "init", t0, srt_init(sp, ac, av));
+}
+
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   (void)ac; (void)av;
   if (srt_option_conflict) return -1;
-  return srt_forward("init_post_opt", sp);
+  long long t0 = SRT_START();
+  return srt_timed_result(sp, "init_post_opt", t0, srt_forward("init_post_opt", sp));
 }
 
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
   (void)ac; (void)av;
-  return srt_forward("local_user_init", sp);
+  long long t0 = SRT_START();
+  return srt_timed_result(sp, "local_user_init", t0, srt_forward("local_user_init", sp));
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   (void)ac; (void)av;
-  return srt_forward("user_init", sp);
+  long long t0 = SRT_START();
+  return srt_timed_result(sp, "user_init", t0, srt_forward("user_init", sp));
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   (void)ac; (void)av;
-  return srt_forward("task_init", sp);
+  long long t0 = SRT_START();
+  return srt_timed_result(sp, "task_init", t0, srt_forward("task_init", sp));
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av) {
   (void)ac; (void)av;
-  if (!srt_impl_fn) return 0;
-  return srt_forward("exit", sp) == 0 ? 0 : 0;  /* exit failures are ignored by Slurm anyway */
+  long long t0 = SRT_START();
+  if (srt_impl_fn) srt_forward("exit", sp);  /* exit failures are ignored by Slurm anyway */
+  return srt_timed_result(sp, "exit", t0, 0);
 }
