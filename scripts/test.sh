@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317  # the phase functions are called through phase "$@"
 # The README's test command: installs what is missing, builds with warnings as errors, runs every
-# test (unit, stand-ins, the real Slurm lab cluster, packaging), then the unit tests again under
-# ASan+UBSan, and prints ctest's summary and a time per phase.
-#   scripts/test.sh [--quick]      --quick: skip the sanitizer build
+# test (unit, stand-ins, the real Slurm lab cluster, packaging), the benchmarks (numbers only),
+# then the unit tests again under ASan+UBSan and the fuzz targets (clang, libFuzzer) for a bounded
+# time, and prints ctest's summary and a time per phase.
+#   scripts/test.sh [--quick]      --quick: skip the benchmarks, the sanitizer and fuzz builds
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${SRT_BUILD_DIR:-$src/build-ci}
 asan_build=${SRT_ASAN_BUILD_DIR:-$src/build-asan}
+fuzz_build=${SRT_FUZZ_BUILD_DIR:-$src/build-fuzz}
 jobs=${SRT_JOBS:-$(nproc)}
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
@@ -32,6 +34,19 @@ configure_and_build() {  # DIR extra-cmake-args...
   cmake --build "$dir" -j "$jobs" >/dev/null 2>&1
 }
 
+# Only the fuzz targets (and srt_core under them): the rest of the project has its own builds.
+fuzz_configure_and_build() {
+  CC=clang CXX=clang++ cmake -S "$src" -B "$fuzz_build" -DSRT_WERROR=ON -DSRT_FUZZ=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$fuzz_build.configure.log" 2>&1 || { cat "$fuzz_build.configure.log"; return 1; }
+  cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan 2>&1 | grep -vE '^\[ *[0-9]+%\]|^(gmake|make)\[' || true
+  cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan >/dev/null 2>&1
+}
+
+bench() {  # the table goes to the log and to $build/bench.txt (the README's table comes from it)
+  bash "$src/tests/bench/bench-all.sh" "$build" --runs 30 2>&1 | tee "$build/bench.txt"
+  return "${PIPESTATUS[0]}"
+}
+
 ctest_log=$(mktemp)
 trap 'rm -f "$ctest_log"' EXIT
 run_ctest() {  # DIR LABEL [ctest args...]
@@ -52,10 +67,14 @@ done
 phase "ctest cluster" run_ctest "$build" cluster -FS packages -E '^cluster\.package-install$'
 
 if [ "$quick" = 0 ]; then
+  phase bench bench
   mkdir -p "$asan_build"
   phase "build asan+ubsan" configure_and_build "$asan_build" -DSRT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   phase "ctest unit (asan+ubsan)" run_ctest "$asan_build" unit
+  mkdir -p "$fuzz_build"
+  phase "build fuzz (clang)" fuzz_configure_and_build
+  phase "ctest fuzz" run_ctest "$fuzz_build" fuzz
 fi
 
 echo

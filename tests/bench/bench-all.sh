@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# bench-all.sh BUILD_DIR [--runs N] [--port P] [--base DIR]: every benchmark of issue 13 in one
+# run, side by side, printed as tables. Never fails on a time: only on a benchmark that cannot run.
+#   1. the plugin's cost for jobs that do not use it, and with --srt-recipe, on a real 3-node lab
+#      (tests/bench/lab_cost.py: interleaved srun -N3 true, ratios of medians, slurmstepd RSS)
+#   2. the Plan, validation, topology, the KV relay (the C++ benches of this build)
+#   3. srt-helper as whole processes (wall, peak RSS), and srtctl dry-run where it is installed
+#   4. orchestration on the lab: job start -> first request, last response -> end, readiness lag
+#      (tests/bench/bench-launch.sh)
+# Needs root (the lab) and a build with tests (SRT_BUILD_TESTS=ON). The lab is stopped on exit.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
+build=${1:?usage: bench-all.sh BUILD_DIR [--runs N] [--port P] [--base DIR]}
+build=$(cd "$build" && pwd)
+shift
+runs=30
+port=17857
+base=/tmp/srt-bench-lab
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
+    --base) base=$2; shift 2 ;;
+    *) echo "bench-all.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
+helper=$build/helper/srt-helper
+plugin=$build/spank/spank_srt.so
+impl=$build/spank/srt_spank_impl.so
+fixture=$SRC/tests/fixtures/topology/mi355x-8gpu-pollara.xml
+dsv4=$SRC/recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml
+lab2p1d=$SRC/recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml
+for f in "$helper" "$plugin" "$impl" "$build/tests/bench/bench_plan" "$build/tests/unit/recipe/bench_validate" \
+         "$build/tests/unit/topology/bench_topology" "$build/tests/bench/bench_kv_relay" "$build/helper/srt-job"; do
+  [[ -x "$f" || -f "$f" ]] || { echo "bench-all.sh: $f is missing: build $build with tests first" >&2; exit 2; }
+done
+
+# shellcheck disable=SC1091  # the distribution's file
+os_name=$(. /etc/os-release && echo "$PRETTY_NAME")
+section() { printf '\n=== %s\n' "$*"; }
+t_all=$(date +%s)
+echo "machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)," \
+     "$os_name, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "slurm: $(dpkg-query -W -f='${Version}' slurmd 2>/dev/null || echo '?'), build: $build"
+
+section "core (in-process, C++)"
+"$build/tests/bench/bench_plan"
+"$build/tests/unit/recipe/bench_validate"
+"$build/tests/unit/topology/bench_topology"
+"$build/tests/bench/bench_kv_relay" --publishers 8 --rate 100000 --seconds 3
+
+section "whole processes: wall ms (median, min) and peak RSS MiB over 20 runs"
+printf '%-34s %9s %9s %9s\n' command median min "RSS MiB"
+"$HERE/process_cost.py" "/bin/true (the spawn itself)" 20 -- /bin/true
+"$HERE/process_cost.py" "srt-helper validate (DSV4 2P1D)" 20 -- "$helper" validate "$dsv4"
+"$HERE/process_cost.py" "srt-helper plan (DSV4 2P1D, 3 nodes)" 20 -- \
+  "$helper" plan "$dsv4" --nodelist 'mi355x-[01-03]' --topology "$fixture" --json
+"$HERE/process_cost.py" "srt-helper nodes (DSV4 2P1D)" 20 -- "$helper" nodes "$dsv4"
+if command -v srtctl >/dev/null; then
+  "$HERE/process_cost.py" "srtctl dry-run (DSV4 2P1D)" 5 -- srtctl dry-run -f "$dsv4"
+else
+  echo "srtctl dry-run: srtctl is not installed here (no Debian package; it needs pip and the"
+  echo "  network). Issue 13's figure for it: 500-600 ms and 46 MiB per dry-run."
+fi
+
+section "the plugin on a real 3-node lab (netns), $runs runs per variant"
+trap '"$SRC/tests/cluster/lab-stop.sh" --base "$base" --port "$port" --quiet || true' EXIT
+"$SRC/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode netns --nodes 3 --srt-profile \
+  --timeout 60 >/dev/null
+spank_line="$plugin impl=$impl profile=$base/etc/srt/cluster.yaml topology=$fixture"
+"$HERE/lab_cost.py" --base "$base" --spank "$spank_line" --recipe "$lab2p1d" --runs "$runs"
+
+section "orchestration on the lab (1P1D lab twin, stand-ins healthy at once)"
+SRT_HELPER=$helper SRT_JOB=$build/helper/srt-job "$HERE/bench-launch.sh" "$base" 3
+
+section "done in $(( $(date +%s) - t_all )) s"
