@@ -108,7 +108,7 @@ void extract(Recipe& r) {
   res.spread_workers = boolean(at(root, {"resources", "spread_workers"}), false);
 
   Backend& b = r.backend;
-  b.type = text(at(root, {"backend", "type"}));
+  b.type = text(at(root, {"backend", "type"}), "sglang");  // srtctl's default backend
   b.connector = text(at(root, {"backend", "connector"}), b.type == "atom" ? "mooncake" : "");
   b.mooncake_protocol = text(at(root, {"backend", "mooncake_protocol"}));
   b.enable_kv_events = boolean(at(root, {"backend", "enable_kv_events"}), false);

@@ -29,11 +29,16 @@ Json field_schema(const schema::Field& f) {
     case Kind::object: s = object_schema(f.fields, f.doc); break;
     case Kind::variant: {
       Json one_of = Json::array();
+      std::string fallback;  // the variant a mapping without `type` is (backend: sglang)
+      for (const auto& c : f.fields)
+        if (c.key == "type") fallback = c.default_text;
       for (const auto& [type, extra] : f.variants) {
         std::vector<schema::Field> all = f.fields;
         all.insert(all.end(), extra.begin(), extra.end());
         Json v = object_schema(all, f.doc);
         v["properties"]["type"] = Json{{"const", type}};
+        // Only the default variant may leave `type` out; otherwise oneOf would match them all.
+        if (type != fallback) v["required"].push_back("type");
         one_of.push_back(std::move(v));
       }
       s["oneOf"] = std::move(one_of);

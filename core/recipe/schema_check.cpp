@@ -228,7 +228,10 @@ class Checker {
     if (!v.is_object()) return object(f, v, path, f.fields, {});
     std::vector<Field> fields = f.fields;
     std::vector<std::pair<std::string, const std::vector<Field>*>> others;
-    const std::string type = v.contains("type") && v["type"].is_string() ? v["type"].get<std::string>() : "";
+    std::string type = v.contains("type") && v["type"].is_string() ? v["type"].get<std::string>() : "";
+    if (!v.contains("type"))  // the default variant (backend: sglang, as srtctl)
+      for (const auto& c : f.fields)
+        if (c.key == "type") type = c.default_text;
     for (const auto& [name, vf] : f.variants) {
       if (name == type) fields.insert(fields.end(), vf.begin(), vf.end());
       else others.emplace_back(name, &vf);

@@ -50,10 +50,10 @@ Field mooncake_kv_store(bool vllm) {
 }
 
 Field backend() {
-  Field b = make("backend", Kind::variant, "the engine and its per-role configuration");
-  b.required = true;
-  b.fields = {str("type", "engine").req().one_of({"atom", "sglang", "vllm", "trtllm", "mocker"},
-                                                 {"sglang", "vllm", "trtllm", "mocker"})};
+  // srtctl's BackendConfigField: no backend, or one without `type`, is SGLang.
+  Field b = make("backend", Kind::variant, "the engine and its per-role configuration (default: sglang)");
+  b.fields = {str("type", "engine").def("sglang").one_of({"atom", "sglang", "vllm", "trtllm", "mocker"},
+                                                         {"sglang", "vllm", "trtllm", "mocker"})};
   for (auto& e : role_environments()) b.fields.push_back(e);
   b.variants = {
       {"atom",

@@ -96,12 +96,18 @@ TEST_CASE("the JSON Schema comes from the same table", "[recipe]") {
   const srt::Json s = srt::recipe_json_schema();
   CHECK(s["$schema"] == "https://json-schema.org/draft/2020-12/schema");
   CHECK(s["additionalProperties"] == false);
-  CHECK(s["required"] == srt::Json::parse(R"(["name","model","backend"])"));
+  // No backend, or one without `type`, is SGLang, as srtctl reads it.
+  CHECK(s["required"] == srt::Json::parse(R"(["name","model"])"));
   CHECK(s["properties"]["sweep"]["x-srt-tier"] == "unsupported");
   const auto& variants = s["properties"]["backend"]["oneOf"];
   REQUIRE(variants.size() == 5);
   CHECK(variants[0]["properties"]["type"]["const"] == "atom");
   CHECK(variants[0]["properties"].contains("atom_config"));
+  for (const auto& v : variants) {
+    INFO(v["properties"]["type"]);
+    const bool needs_type = v.contains("required") && v["required"].dump().find("\"type\"") != std::string::npos;
+    CHECK(needs_type == (v["properties"]["type"]["const"] != "sglang"));
+  }
   CHECK_FALSE(variants[1]["properties"].contains("atom_config"));
   CHECK(s["properties"]["resources"]["properties"]["gpus_per_node"]["minimum"] == 1);
 }
