@@ -23,6 +23,9 @@ packages=(
   clang libclang-rt-14-dev
   # report pictures
   python3-matplotlib
+  # what srtctl (NVIDIA/srt-slurm, from a checkout) imports, for tests/bench's side-by-side run
+  python3-marshmallow python3-marshmallow-dataclass python3-pydantic python3-rich
+  python3-ruamel.yaml python3-jinja2 python3-requests python3-prometheus-client python3-typeguard
 )
 
 missing=()

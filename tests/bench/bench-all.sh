@@ -58,11 +58,27 @@ printf '%-34s %9s %9s %9s\n' command median min "RSS MiB"
 "$HERE/process_cost.py" "srt-helper plan (DSV4 2P1D, 3 nodes)" 20 -- \
   "$helper" plan "$dsv4" --nodelist 'mi355x-[01-03]' --topology "$fixture" --json
 "$HERE/process_cost.py" "srt-helper nodes (DSV4 2P1D)" 20 -- "$helper" nodes "$dsv4"
+# srtctl: installed, or a checkout of NVIDIA/srt-slurm named by SRTCTL_SRC (its Python packages
+# come from Debian, installed by scripts/install-deps.sh). Upstream srtctl has no ATOM backend, so
+# the comparable input is srt-slurm's own examples/example.yaml (SGLang 1P1D), which srt-helper
+# validates and srtctl dry-runs (validate + render the sbatch script).
+srtctl=()
 if command -v srtctl >/dev/null; then
-  "$HERE/process_cost.py" "srtctl dry-run (DSV4 2P1D)" 5 -- srtctl dry-run -f "$dsv4"
+  srtctl=(srtctl)
+elif [[ -n "${SRTCTL_SRC:-}" && -d "$SRTCTL_SRC/src/srtctl" ]]; then
+  srtctl=(env "PYTHONPATH=$SRTCTL_SRC/src" /usr/bin/python3 -m srtctl.cli.submit)
+fi
+example=${SRTCTL_SRC:-/nonexistent}/examples/example.yaml
+if (( ${#srtctl[@]} )) && [[ -f "$example" ]]; then
+  "$HERE/process_cost.py" "srt-helper validate (srtctl example)" 20 -- "$helper" validate "$example" | tee /tmp/srt-bench-ours.$$
+  (cd "$(mktemp -d)" && "$HERE/process_cost.py" "srtctl dry-run (srtctl example)" 5 -- "${srtctl[@]}" dry-run -f "$example") \
+    | tee /tmp/srt-bench-theirs.$$
+  awk 'NR == FNR { ours = $(NF - 2); next } { printf "srtctl / srt-helper (median wall): %.0fx\n", $(NF - 2) / ours }' \
+    /tmp/srt-bench-ours.$$ /tmp/srt-bench-theirs.$$
+  rm -f /tmp/srt-bench-ours.$$ /tmp/srt-bench-theirs.$$
 else
-  echo "srtctl dry-run: srtctl is not installed here (no Debian package; it needs pip and the"
-  echo "  network). Issue 13's figure for it: 500-600 ms and 46 MiB per dry-run."
+  echo "srtctl dry-run: not measured (no srtctl on PATH and no SRTCTL_SRC=<srt-slurm checkout>);"
+  echo "  issue 13's figure for it: 500-600 ms and 46 MiB per dry-run."
 fi
 
 section "the plugin on a real 3-node lab (netns), $runs runs per variant"
