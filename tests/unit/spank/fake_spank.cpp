@@ -3,6 +3,7 @@
 // is exercised against the same refusals a real srun or slurmstepd would give it.
 #include "fake_spank.hpp"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>

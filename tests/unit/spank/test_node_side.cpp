@@ -3,7 +3,9 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "glue.hpp"
 #include "slurmapi/addresses.hpp"
@@ -84,6 +86,8 @@ void require_env_is(const srt::StepEnvironment& want) {
 
 TEST_CASE("user_init on each node of a 3-node job sets exactly the Plan's job environment", "[spank][node]") {
   Job job("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+  // Larger than the first spank_getenv buffer (4 KiB): the ESPANK_NOSPACE re-read is exercised.
+  REQUIRE(job.snapshot.size() > 4096);
   const srt::Plan plan = job.plan(3);
   for (std::uint32_t node = 0; node < 3; ++node) {
     INFO("node " << node);
