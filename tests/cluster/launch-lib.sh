@@ -63,18 +63,9 @@ sys.exit(0 if sys.argv[2] in t else 1)' "$(launch_job_dir "$jid")/status.json" "
   return 1
 }
 
-# launch_job_pids JOBID: live processes, on any node, whose environment has SLURM_JOB_ID=JOBID.
-# Job ids restart at 1 in every lab, and several labs run at once on this machine: a process is
-# this lab's when its environment also names this lab's SLURM_CONF (every job inherits it from
-# the submitting shell, env.sh).
-launch_job_pids() {
-  grep -lszxF -- "SLURM_JOB_ID=$1" /proc/[0-9]*/environ 2>/dev/null \
-    | sed 's|^/proc/\([0-9]*\)/environ$|\1|' | while read -r pid; do
-        [[ "$pid" != "$$" ]] && grep -qszxF -- "SLURM_CONF=$SLURM_CONF" "/proc/$pid/environ" \
-          && lab_alive "$pid" && echo "$pid"
-      done
-  return 0
-}
+# launch_job_pids JOBID: the job's live processes on any node of this lab (lib.sh's
+# lab_job_pids: job ids restart at 1 in every lab, so SLURM_CONF must match too).
+launch_job_pids() { lab_job_pids "$1"; }
 
 # launch_step_pid JOBID STEP_NAME: the main process of the job's step STEP_NAME (srun
 # --job-name, e.g. decode_0, router): the python3 carrying SLURM_JOB_NAME=STEP_NAME whose parent
@@ -92,19 +83,8 @@ launch_step_pid() {
   return 1
 }
 
-# launch_assert_clean JOBID SECONDS: nothing of the job may run after it ended (bounded wait for
-# processes Slurm is still reaping).
-launch_assert_clean() {
-  local jid=$1 end=$(( $(date +%s) + $2 )) left
-  while :; do
-    left=$(launch_job_pids "$jid" | tr '\n' ' ')
-    [[ -z "$left" ]] && { echo "nothing of job $jid is left on any node"; return 0; }
-    (( $(date +%s) < end )) || break
-    sleep 0.2
-  done
-  for pid in $left; do echo "  left: $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" >&2; done
-  lab_fail "processes of job $jid left after it ended: $left"
-}
+# launch_assert_clean JOBID SECONDS: nothing of the job may run after it ended (lib.sh).
+launch_assert_clean() { lab_assert_job_clean "$1" "$2"; }
 
 # launch_show JOBID: the job's output and status.json, for a failing test's log.
 launch_show() {
