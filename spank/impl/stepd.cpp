@@ -62,6 +62,14 @@ std::string job_getenv(spank_t sp, const char* name) {
   }
 }
 
+// A node list Slurm should have set: its absence is Slurm's (or the job's environment's) doing,
+// so say which variable, not the helper's --nodelist advice.
+std::vector<std::string> node_list(spank_t sp, const char* var) {
+  const std::string value = job_getenv(sp, var);
+  if (value.find_first_not_of(" ,\t\n") == std::string::npos) fail(std::string("Slurm gave this step no ") + var);
+  return slurmapi::expand_hostlist(value);
+}
+
 template <typename T>
 T item(spank_t sp, spank_item_t what, const char* name) {
   T value{};
@@ -80,10 +88,10 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
   const uint32_t step_id = item<uint32_t>(sp, S_JOB_STEPID, "the step id");
   if (step_id == SLURM_EXTERN_CONT) return;  // no tasks run there
 
-  const std::vector<std::string> job_nodes = slurmapi::expand_hostlist(job_getenv(sp, "SLURM_JOB_NODELIST"));
+  const std::vector<std::string> job_nodes = node_list(sp, "SLURM_JOB_NODELIST");
   std::string here = job_nodes.front();  // Slurm runs the batch script on the first node
   if (step_id != SLURM_BATCH_SCRIPT) {
-    const std::vector<std::string> step_nodes = slurmapi::expand_hostlist(job_getenv(sp, "SLURM_STEP_NODELIST"));
+    const std::vector<std::string> step_nodes = node_list(sp, "SLURM_STEP_NODELIST");
     const uint32_t node_id = item<uint32_t>(sp, S_JOB_NODEID, "this node's index in the step");
     if (node_id >= step_nodes.size()) fail("Slurm's node index is outside the step's node list");
     here = step_nodes[node_id];

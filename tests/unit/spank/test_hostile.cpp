@@ -105,11 +105,18 @@ TEST_CASE("Slurm's items and node lists missing or contradictory", "[spank][host
 
   become_stepd(job.snapshot, 3, 0, 0);
   fake::process().job_env.erase("SLURM_JOB_NODELIST");
-  CHECK_THAT(job_failure(job.plugstack), Contains("the node list is empty"));
+  CHECK_THAT(job_failure(job.plugstack), Contains("Slurm gave this step no SLURM_JOB_NODELIST"));
 
   become_stepd(job.snapshot, 3, 0, 0);
-  fake::process().job_env.erase("SLURM_STEP_NODELIST");
-  CHECK_THAT(job_failure(job.plugstack), Contains("the node list is empty"));
+  fake::process().job_env["SLURM_STEP_NODELIST"] = " ";
+  std::string err = job_failure(job.plugstack);
+  CHECK_THAT(err, Contains("Slurm gave this step no SLURM_STEP_NODELIST"));
+  CHECK_THAT(err, !Contains("--nodelist"));  // the helper's advice means nothing inside a job
+
+  // A list Slurm itself cannot read.
+  become_stepd(job.snapshot, 3, 0, 0);
+  fake::process().job_env["SLURM_JOB_NODELIST"] = "lab-n[3-1]";
+  CHECK_THAT(job_failure(job.plugstack), Contains("cannot read the node list 'lab-n[3-1]'"));
 
   // Fewer nodes than the recipe needs (sbatch -N2 for a 3-node recipe): the Plan says so.
   become_stepd(job.snapshot, 2, 0, 0);
