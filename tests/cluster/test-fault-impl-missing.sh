@@ -10,11 +10,9 @@
 # (the submit host and the other nodes keep seeing it), as a node without the package would.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
 source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
+launch_test_init "${1:-}"
 work=$(lab_scratch fault-impl-missing)
 impl_dir="$LAB_BASE/lib/srt"
 impl="$impl_dir/srt_spank_impl.so"
@@ -22,10 +20,9 @@ node=node2
 slurmd_pid=$(cat "$LAB_BASE/run/slurmd-$node.pid")
 lab_alive "$slurmd_pid" || lab_fail "slurmd of $node is not running"
 in_node() { nsenter -t "$slurmd_pid" -m "$@"; }
-jid=
 hidden=0
 cleanup() {
-  [[ -n "$jid" ]] && scancel "$jid" 2>/dev/null
+  launch_cancel_job
   (( hidden )) && in_node umount "$impl_dir"
   true
 }

@@ -12,16 +12,13 @@
 # containers share the host's PID namespace.)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
 source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
+launch_test_init "${1:-}"
 work=$(lab_scratch fault-setsid-escape)
-jid=
 leaked=()
 cleanup() {
-  [[ -n "$jid" ]] && scancel "$jid" 2>/dev/null
+  launch_cancel_job
   local pid
   for pid in "${leaked[@]}"; do kill -KILL "$pid" 2>/dev/null; done
   true

@@ -13,18 +13,15 @@
 #    node2 returns to idle (ReturnToService=2), and nothing with the job's id is left anywhere.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
 source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
+launch_test_init "${1:-}"
 node=node2
-jid=
 restart_slurmd() {
   lab_alive "$(cat "$LAB_BASE/run/slurmd-$node.pid" 2>/dev/null)" || lab_start_slurmd "$LAB_BASE" "$node"
 }
 cleanup() {
-  [[ -n "$jid" ]] && scancel "$jid" 2>/dev/null
+  launch_cancel_job
   restart_slurmd || true
 }
 trap cleanup EXIT

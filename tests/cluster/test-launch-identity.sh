@@ -7,14 +7,9 @@
 # before any worker step starts, and leaves nothing running.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
 source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
-jid=
-# Whatever happens, the test leaves no job behind.
-trap '[[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; true' EXIT
+launch_test_init "${1:-}"
 recipe="$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml"
 work=$(lab_scratch launch-identity)
 wrong=5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4

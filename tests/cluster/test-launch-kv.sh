@@ -18,12 +18,9 @@
 # node, the job completes and nothing of it is left.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=lib.sh
-source "$HERE/lib.sh"
 # shellcheck source=launch-lib.sh
 source "$HERE/launch-lib.sh"
-lab_test_init "${1:-}"
-jid=
+launch_test_init "${1:-}"
 mode=${2:?usage: test-launch-kv.sh BASE offset|relay|seed [RECIPE]}
 recipe=${3:-recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml}
 [[ "$recipe" = /* ]] || recipe="$LAUNCH_SRC/$recipe"
@@ -39,7 +36,7 @@ t0=$(lab_now)
 # The profile pins the "image's" capability; the plugin and the launcher both read it. The lab is
 # this test's alone (RESOURCE_LOCK lab_launch); the fixture's profile comes back whatever happens.
 set_capability() { LAB_KV_EVENTS_CAPABILITY=$1 "$HERE/lab-profile.sh" "$LAB_BASE" > /dev/null; }
-restore() { [[ -n "$jid" ]] && scancel "$jid" 2>/dev/null; set_capability offset; }
+restore() { launch_cancel_job; set_capability offset; }
 trap restore EXIT
 set_capability "$capability"
 
