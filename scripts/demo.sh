@@ -19,6 +19,8 @@ while [ $# -gt 0 ]; do
     *) echo "demo: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+# set -e alone exits silently: say which command failed and where to look.
+trap 'rc=$?; echo "demo: FAILED (exit $rc) at line $LINENO: $BASH_COMMAND" >&2' ERR
 [ -r "$recipe" ] || { echo "demo: cannot read the recipe $recipe" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "demo: run as root (the lab starts Slurm's daemons and network namespaces)" >&2; exit 2; }
 
@@ -28,10 +30,15 @@ port=${SRT_DEMO_PORT:-16817}
 results="$src/results"
 
 echo "== installing what is missing"
-bash "$src/scripts/install-deps.sh"
+bash "$src/scripts/install-deps.sh" || { echo "demo: installing the dependencies failed (scripts/install-deps.sh, above)" >&2; exit 1; }
 echo "== building into $build"
-cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSRT_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target spank_srt srt_spank_impl srt-helper srt-exec >/dev/null
+mkdir -p "$build"
+quiet() {  # LOG COMMAND...: the command's output only when it fails
+  local log=$1; shift
+  "$@" >"$log" 2>&1 || { cat "$log" >&2; echo "demo: '$*' failed (log: $log)" >&2; return 1; }
+}
+quiet "$build/demo-configure.log" cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSRT_BUILD_TESTS=OFF
+quiet "$build/demo-build.log" cmake --build "$build" -j "$(nproc)" --target spank_srt srt_spank_impl srt-helper srt-exec
 
 echo "== starting a 3-node Slurm lab ($mode mode) in $base"
 fixture="$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml"

@@ -30,7 +30,8 @@ packages=(
 
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+  # A comparison, not `| grep -q`: under pipefail grep's early exit can fail dpkg-query (SIGPIPE).
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
     missing+=("$p")
   fi
 done
@@ -43,12 +44,17 @@ fi
 
 # Without systemd the packages' postinst would try to start munge/slurmd/slurmctld through
 # invoke-rc.d; the lab starts its own daemons, so forbid that for the duration of the install.
-policy=/usr/sbin/policy-rc.d
+# Docker-derived images ship their own policy-rc.d: keep it, and remove only the one we made.
+# SRT_POLICY_RC_D overrides the path for the script's own test (which must not touch the host's).
+policy=${SRT_POLICY_RC_D:-/usr/sbin/policy-rc.d}
 made_policy=0
 if [ ! -e "$policy" ]; then
   printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod 755 "$policy"; made_policy=1
 fi
-cleanup() { [ "$made_policy" = 1 ] && rm -f "$policy"; }
+# An if, not `[ ... ] && rm`: under set -e the test's status 1 would become the script's.
+cleanup() {
+  if [ "$made_policy" = 1 ]; then rm -f "$policy"; fi
+}
 trap cleanup EXIT
 
 export DEBIAN_FRONTEND=noninteractive

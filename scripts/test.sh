@@ -95,4 +95,10 @@ while read -r _ f t; do
 done < <(sed -nE 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/x \1 \2/p' "$ctest_log")
 [ "$failed" -ne 0 ] && [ "$fails" -eq 0 ] && fails=1  # a phase failed outside ctest (deps, build)
 echo "tests: $passed passed, $fails failed"
+if [ "$failed" -ne 0 ]; then
+  bad=()
+  for i in "${!phase_names[@]}"; do [ "${phase_rcs[$i]}" -ne 0 ] && bad+=("${phase_names[$i]}"); done
+  list=$(printf '%s, ' "${bad[@]}")
+  echo "FAILED phases: ${list%, } (each one's output is above, under === NAME)"
+fi
 exit "$failed"
