@@ -8,8 +8,9 @@ of its config. The ranks bind what ATOM binds (see atom_engine_core.py). The ser
 every rank to be built, then binds the HTTP port (uvicorn starts last in ATOM, so /health
 answering means the engine is up). A rank that dies kills the server with exit status 1.
 
-Stand-in knobs (environment): SRT_STANDIN_LOAD_SECONDS (0), SRT_STANDIN_TOKEN_MS (2),
-SRT_STANDIN_PREFILL_MS (5), SRT_STANDIN_EOS_AFTER (unset: only max_tokens ends a request),
+Stand-in knobs (environment): SRT_STANDIN_LOAD_SECONDS (0), the timing model's
+(timing_model.py: SRT_STANDIN_TOKEN_MS, _SEQ_US, _PREFILL_MS, _PREFILL_US_PER_TOKEN,
+_KV_BYTES_PER_TOKEN, _KV_GBPS), SRT_STANDIN_EOS_AFTER (unset: only max_tokens ends a request),
 SRT_STANDIN_KV_BEHAVIOUR (verbatim|offset|connect), SRT_STANDIN_HANDSHAKE_TIMEOUT_S (5),
 SRT_STANDIN_ATOM_VERSION / SRT_STANDIN_ATOM_COMMIT (see pkg/atom/_version.py),
 SRT_STANDIN_ESCAPE_SECONDS (0: off; else a detached helper that leaves the step, see escape.py).
@@ -37,6 +38,7 @@ from aiohttp import web  # noqa: E402
 import atom_cli  # noqa: E402
 from atom_engine_core import engine_core_main, handshake_port_for  # noqa: E402
 from escape import start_escapee  # noqa: E402
+from timing_model import Queue, TimingModel  # noqa: E402
 from standin_common import (SSE_DONE, env_float, env_int, host_ip, json_error,  # noqa: E402
                             raise_nofile_limit, run_app, setup_logging, sse_frame,
                             start_sse)
@@ -64,6 +66,8 @@ class RankHandle:
         self.requests = requests
         self.ready = ready
         self.in_flight = 0
+        self.decoding = 0             # sequences in this rank's decode batch (timing_model)
+        self.prefill_queue = Queue()  # this rank's prefills, one at a time (timing_model)
 
 
 class Engine:
@@ -235,8 +239,7 @@ class Server:
         self.args = args
         self.engine = engine
         self.model_name = args.served_model_name or args.model
-        self.token_s = env_float("SRT_STANDIN_TOKEN_MS", 2.0) / 1000.0
-        self.prefill_s = env_float("SRT_STANDIN_PREFILL_MS", 5.0) / 1000.0
+        self.timing = TimingModel(protocol=str(engine.kv_cfg.get("protocol", "rdma")))
         self.eos_after = env_int("SRT_STANDIN_EOS_AFTER", 0)
         self.handshakes = HandshakeCache()
         self.prompt_tokens_total = 0
@@ -363,7 +366,7 @@ class Server:
         try:
             if body.get("stream"):
                 return await self.stream(request, request_id, obj, rank, prompt_tokens,
-                                         n_tokens, finish)
+                                         n_tokens, finish, kv_in)
             return await self.complete(request_id, obj, rank, prompt_tokens, n_tokens, finish,
                                        kv_in)
         finally:
@@ -374,35 +377,57 @@ class Server:
             return {"index": 0, "delta": {"content": text}, "finish_reason": finish}
         return {"index": 0, "text": text, "finish_reason": finish, "logprobs": None}
 
-    async def stream(self, request, request_id, obj, rank, prompt_tokens, n_tokens, finish):
+    async def first_token(self, rank, prompt_tokens, kv_in):
+        """The first token: a decode server with remote KV waits for the transfer, any other
+        server prefills the prompt on the rank (timing_model)."""
+        if kv_in.get("do_remote_prefill") and self.engine.kv_role == "kv_consumer":
+            await self.timing.kv_transfer(prompt_tokens)
+        else:
+            await self.timing.prefill(rank.prefill_queue, prompt_tokens)
+
+    async def stream(self, request, request_id, obj, rank, prompt_tokens, n_tokens, finish, kv_in):
         chunk_obj = obj + ".chunk" if obj == "chat.completion" else obj
         response = await start_sse(request)
         base = {"id": request_id, "object": chunk_obj, "model": self.model_name}
-        await asyncio.sleep(self.prefill_s)
-        for i in range(n_tokens):
-            if i:
-                await asyncio.sleep(self.token_s)
-            last = i == n_tokens - 1
-            chunk = dict(base, created=int(time.time()),
-                         choices=[self.choice(obj, " tok", finish if last else None)])
-            self.generation_tokens_total += 1
-            if not last:
-                await response.write(sse_frame(chunk))
-                continue
-            # ATOM coalesces content + stop + usage + [DONE] into one send at the end.
-            stop = dict(base, created=int(time.time()), choices=[self.choice(obj, "", "stop")])
-            usage = dict(base, created=int(time.time()), choices=[], usage={
-                "prompt_tokens": prompt_tokens, "completion_tokens": n_tokens,
-                "total_tokens": prompt_tokens + n_tokens})
-            await response.write(sse_frame(chunk) + sse_frame(stop) + sse_frame(usage) + SSE_DONE)
+        await self.first_token(rank, prompt_tokens, kv_in)
+        rank.decoding += 1
+        try:
+            for i in range(n_tokens):
+                if i:
+                    await self.timing.decode_step(rank.decoding)
+                await self.stream_token(response, base, obj, i, n_tokens, prompt_tokens, finish)
+        finally:
+            rank.decoding -= 1
         if n_tokens == 0:
             await response.write(SSE_DONE)
         await response.write_eof()
         return response
 
+    async def stream_token(self, response, base, obj, i, n_tokens, prompt_tokens, finish):
+        last = i == n_tokens - 1
+        chunk = dict(base, created=int(time.time()),
+                     choices=[self.choice(obj, " tok", finish if last else None)])
+        self.generation_tokens_total += 1
+        if not last:
+            await response.write(sse_frame(chunk))
+            return
+        # ATOM coalesces content + stop + usage + [DONE] into one send at the end.
+        stop = dict(base, created=int(time.time()), choices=[self.choice(obj, "", "stop")])
+        usage = dict(base, created=int(time.time()), choices=[], usage={
+            "prompt_tokens": prompt_tokens, "completion_tokens": n_tokens,
+            "total_tokens": prompt_tokens + n_tokens})
+        await response.write(sse_frame(chunk) + sse_frame(stop) + sse_frame(usage) + SSE_DONE)
+
     async def complete(self, request_id, obj, rank, prompt_tokens, n_tokens, finish, kv_in):
         started = time.time()
-        await asyncio.sleep(self.prefill_s + self.token_s * max(0, n_tokens - 1))
+        await self.first_token(rank, prompt_tokens, kv_in)
+        ttft = time.time() - started
+        rank.decoding += 1
+        try:
+            for _ in range(max(0, n_tokens - 1)):
+                await self.timing.decode_step(rank.decoding)
+        finally:
+            rank.decoding -= 1
         self.generation_tokens_total += n_tokens
         text = " tok" * n_tokens
         choice = ({"index": 0, "message": {"role": "assistant", "content": text},
@@ -413,7 +438,9 @@ class Server:
                 "model": self.model_name, "choices": [choice],
                 "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n_tokens,
                           "total_tokens": prompt_tokens + n_tokens,
-                          "ttft_s": round(self.prefill_s, 4), "tpot_s": round(self.token_s, 4),
+                          "ttft_s": round(ttft, 4),
+                          "tpot_s": round((latency - ttft) / (n_tokens - 1), 4) if n_tokens > 1
+                          else 0.0,
                           "latency_s": round(latency, 4)}}
         if kv_in.get("do_remote_decode") and self.engine.kv_role == "kv_producer":
             body["kv_transfer_params"] = self.kv_params_out(rank, prompt_tokens)
