@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "machine.hpp"
+#include "node_failure.hpp"
 #include "preflight.hpp"
 #include "probe.hpp"
 #include "run_state.hpp"
@@ -103,7 +104,17 @@ class Launch {
     if (const int sig = pending_signal()) {
       if (sig == SIGUSR1)
         throw Stop{{"timeout", "time limit: Slurm sent SIGUSR1 (--signal=B:USR1) during " + state_, 1}};
+      throw_if_node_failure();  // slurmctld's TERM for a NODE_FAIL job is not a user's scancel
       throw Stop{{"cancelled", std::string("cancelled: ") + ::strsignal(sig) + " during " + state_, 1}};
+    }
+  }
+
+  void throw_if_node_failure() {
+    std::vector<std::string> nodes;
+    for (const auto& n : job_.plan.nodes) nodes.push_back(n.name);
+    if (const auto why = node_failure(job_.plan.job_id, nodes, steps_)) {
+      console_.line(*why + " during " + state_);
+      throw Stop{{"failed", *why + " during " + state_, 1}};
     }
   }
 
@@ -126,7 +137,10 @@ class Launch {
       const std::string what = s.process->name + " on " + s.process->node + " ended (" + s.srun.describe() + ") during " + state_;
       console_.line(what);
       console_.tail(job_.log_dir + "/" + s.process->log_file, kTailLines);
-      if (s.process->critical) throw Stop{{"failed", what, 1}};
+      if (s.process->critical) {
+        if (s.srun.exit_code() != 0) throw_if_node_failure();
+        throw Stop{{"failed", what, 1}};
+      }
     }
     return awaited_ended;
   }

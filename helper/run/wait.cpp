@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "../launch/child.hpp"
+#include "srt/slurm_job_state.hpp"
 #include "run.hpp"
 
 namespace srt::run {
@@ -29,13 +30,6 @@ void follow(const std::string& file, std::streamoff& offset) {
     offset = in.tellg();
   }
   std::fflush(stdout);
-}
-
-std::string field(const std::string& scontrol, const std::string& key) {
-  const auto at = scontrol.find(" " + key + "=");
-  if (at == std::string::npos) return "";
-  const auto start = at + key.size() + 2;
-  return scontrol.substr(start, scontrol.find(' ', start) - start);
 }
 
 }  // namespace
@@ -73,9 +67,9 @@ JobEnd wait_for_job(std::uint64_t job_id, const std::string& follow_file, double
     end.exit_code = end.exit_code.substr(0, end.exit_code.find('\n'));
     return end;
   }
-  const std::string show = " " + trim(launch::run_capture({"scontrol", "-o", "show", "job", id}, 30));
-  end.state = field(show, "JobState");
-  end.exit_code = field(show, "ExitCode");
+  const std::string show = trim(launch::run_capture({"scontrol", "-o", "show", "job", id}, 30));
+  end.state = scontrol_field(show, "JobState");
+  end.exit_code = scontrol_field(show, "ExitCode");
   if (end.state.empty()) end.state = "UNKNOWN";
   return end;
 }

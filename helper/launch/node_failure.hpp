@@ -1,0 +1,21 @@
+// Whether Slurm itself ended the job because a node failed, asked of Slurm (scontrol, sinfo).
+// slurmctld marks the job NODE_FAIL before it signals the batch step and the sruns, so the
+// launcher may see its TERM, or a step on the dead node ending, in either order: on both paths
+// it asks, so status.json says "node failure" and names the node and its steps either way.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "run_state.hpp"
+
+namespace srt::launch {
+
+// "node failure: Slurm ended the job (Reason=NodeDown): node2 down* (Not responding), running
+// decode_0 on node2"; nullopt when the job was not ended by a node failure or Slurm does not
+// answer within a few seconds.
+std::optional<std::string> node_failure(std::uint64_t job_id, const std::vector<std::string>& job_nodes,
+                                        const std::vector<RunningStep>& steps);
+
+}  // namespace srt::launch
