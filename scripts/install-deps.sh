@@ -15,7 +15,7 @@ packages=(
   libmsgpack-dev
   catch2 libssl-dev
   # stand-ins and test tools (Debian's python3, not any other python on PATH)
-  python3 python3-yaml python3-aiohttp python3-zmq python3-msgpack
+  python3 python3-yaml python3-aiohttp python3-zmq python3-msgpack python3-uvloop
   iproute2 procps util-linux bubblewrap shellcheck time
   # packaging
   rpm rpmlint dpkg-dev fakeroot

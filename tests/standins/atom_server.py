@@ -40,7 +40,7 @@ from atom_engine_core import engine_core_main, handshake_port_for  # noqa: E402
 from escape import start_escapee  # noqa: E402
 from timing_model import Queue, TimingModel  # noqa: E402
 from standin_common import (SSE_DONE, env_float, env_int, host_ip, json_error,  # noqa: E402
-                            raise_nofile_limit, run_app, setup_logging, sse_frame,
+                            raise_nofile_limit, run_app, run_serving, setup_logging, sse_frame,
                             start_sse)
 
 log = setup_logging("atom")
@@ -542,7 +542,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     try:
-        status = asyncio.run(serve(args, engine))
+        status = run_serving(serve(args, engine))
     finally:
         engine.stop()
     return status

@@ -42,7 +42,7 @@ if _HERE not in sys.path:
 import aiohttp  # noqa: E402
 from aiohttp import web  # noqa: E402
 
-from standin_common import (client_session, raise_nofile_limit, run_app,  # noqa: E402
+from standin_common import (client_session, raise_nofile_limit, run_app, run_serving,  # noqa: E402
                             setup_logging)
 
 log = setup_logging("atomesh")
@@ -662,7 +662,7 @@ def main(argv=None):
             f'("{u}", {"None" if p is None else f"Some({p})"})' for u, p in args.prefill) + "]")
         print("Decode nodes: " + json.dumps(args.decode))
     sys.stdout.flush()
-    return asyncio.run(amain(args))
+    return run_serving(amain(args))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """Helpers shared by the stand-in programs (ATOM server, AToMesh, benchmark client).
 
 Only the Debian packages listed in scripts/install-deps.sh are used: aiohttp 3.8, pyzmq,
-msgpack, PyYAML. Nothing here imports the real ATOM.
+msgpack, PyYAML, uvloop. Nothing here imports the real ATOM.
 """
 
+import asyncio
 import errno
 import json
 import logging
@@ -29,6 +30,20 @@ def setup_logging(name):
     except AttributeError:
         pass
     return logging.getLogger(name)
+
+
+def run_serving(main):
+    """asyncio.run on uvloop when it is installed, as the real servers run: ATOM serves through
+    uvicorn, whose default loop ("auto") is uvloop when installed, and AToMesh is Rust (hyper),
+    far cheaper per request than any Python loop. On the lab's two cores the stand-ins' own CPU
+    cost must stay small next to the timing model's (timing_model.py), or it is what a run
+    measures. benchmark_serving.py keeps plain asyncio, as InferenceX runs it."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    return asyncio.run(main)
 
 
 def raise_nofile_limit(target=65535):
