@@ -118,6 +118,7 @@ Json plot_input(const std::vector<Run>& runs, const fs::path& out_dir, const Pic
                         : "Token throughput per GPU (input + output tok/s / GPUs)";
   j["runs"] = Json::array();
   for (const auto& r : runs) {
+    if (!r.gpus.known()) continue;  // per-GPU throughput is the y axis
     Json run;
     run["label"] = r.label();
     run["points"] = Json::array();
@@ -142,12 +143,15 @@ Json plot_input(const std::vector<Run>& runs, const fs::path& out_dir, const Pic
 }
 
 Pictures write_pictures(const std::vector<Run>& runs, const fs::path& out_dir, const PictureOptions& options) {
+  const Json input = plot_input(runs, out_dir, options);
+  if (input["runs"].empty())
+    plot_failed("the GPU count of every run is unknown (no plan.json, no _gpus_<N> in the result file names)",
+                "pass --gpus N (all prefill, decode and agg GPUs) or keep the job's plan.json beside fixed-seq/");
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec || !fs::is_directory(out_dir, ec))
     plot_failed("cannot create the output directory " + out_dir.string() + (ec ? ": " + ec.message() : ""),
                 "pass --out DIR with a writable directory");
-  const Json input = plot_input(runs, out_dir, options);
   Fd in(stdin_file(input.dump()));
 
   int fds[2];

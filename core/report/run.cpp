@@ -1,6 +1,7 @@
-// A run directory -> runs: find the result files (InferenceX's `-c([0-9]+)\.json` rule), the GPU
-// count (plan.json, else --gpus) and the expected concurrencies (status.json, else what is found),
-// so a point the sweep never wrote shows up as missing instead of silently vanishing.
+// A run directory -> runs: find the result files (InferenceX's `-c([0-9]+)\.json` rule, or its
+// renamed copies), the GPU count (plan.json, else the file names, else --gpus, else unknown) and
+// the expected concurrencies (status.json, else what is found), so a point the sweep never wrote
+// shows up as missing instead of silently vanishing.
 #include <algorithm>
 #include <map>
 #include <regex>
@@ -81,17 +82,38 @@ struct Found {
   fs::path file;
 };
 
-// <name> -> its result files, by the regex InferenceX's launcher uses to read N from a name.
-std::map<std::string, std::vector<Found>> find_results(const fs::path& results_dir) {
-  static const std::regex result_name(R"((.*)-c([0-9]+)\.json)");
-  std::map<std::string, std::vector<Found>> by_name;
+// One run's result files, and how its name spells a concurrency: <prefix><infix>N<suffix>.json.
+struct ResultSet {
+  std::vector<Found> files;
+  std::string prefix, infix, suffix;
+  std::string leaf(int concurrency) const { return prefix + infix + std::to_string(concurrency) + suffix + ".json"; }
+};
+
+// <name> -> its result files. srt-slurm's names by the regex InferenceX's launcher reads N with;
+// only when a directory has none of those, the names that launcher renames them to (its copies
+// also hold _gpus_<T>, which is why a directory of them needs no plan.json).
+std::map<std::string, ResultSet> find_results(const fs::path& results_dir) {
+  static const std::regex srt_name(R"((.*)-c([0-9]+)\.json)");
+  static const std::regex inferencex_name(R"((.*)(_conc|_concurrency_)([0-9]+)(_gpus_.*)\.json)");
+  std::map<std::string, ResultSet> srt_runs, inferencex_runs;
   std::error_code ec;
   for (fs::directory_iterator it(results_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string leaf = it->path().filename().string();
     std::smatch m;
-    if (!std::regex_match(leaf, m, result_name) || m[2].length() > 9) continue;
-    if (!it->is_regular_file(ec)) continue;
-    by_name[m[1].str()].push_back({std::stoi(m[2].str()), it->path()});
+    if (std::regex_match(leaf, m, srt_name) && m[2].length() <= 9) {
+      if (!it->is_regular_file(ec)) continue;
+      ResultSet& set = srt_runs[m[1].str()];
+      set.prefix = m[1].str();
+      set.infix = "-c";
+      set.files.push_back({std::stoi(m[2].str()), it->path()});
+    } else if (std::regex_match(leaf, m, inferencex_name) && m[3].length() <= 9) {
+      if (!it->is_regular_file(ec)) continue;
+      ResultSet& set = inferencex_runs[m[1].str() + m[4].str()];
+      set.prefix = m[1].str();
+      set.infix = m[2].str();
+      set.suffix = m[4].str();
+      set.files.push_back({std::stoi(m[3].str()), it->path()});
+    }
   }
   if (ec) {
     Diagnostic d;
@@ -99,7 +121,9 @@ std::map<std::string, std::vector<Found>> find_results(const fs::path& results_d
     d.message = "cannot list: " + ec.message();
     throw Error(std::move(d));
   }
-  for (auto& [name, files] : by_name) {
+  auto& by_name = srt_runs.empty() ? inferencex_runs : srt_runs;
+  for (auto& [name, set] : by_name) {
+    auto& files = set.files;
     std::sort(files.begin(), files.end(), [](const Found& a, const Found& b) { return a.concurrency < b.concurrency; });
     for (std::size_t i = 1; i < files.size(); ++i)
       if (files[i].concurrency == files[i - 1].concurrency) {
@@ -111,29 +135,33 @@ std::map<std::string, std::vector<Found>> find_results(const fs::path& results_d
         throw Error(std::move(d));
       }
   }
-  return by_name;
+  return std::move(by_name);
 }
 
-GpuCount gpu_count(const fs::path& run_dir, const LoadOptions& options) {
+// plan.json, else the result file names, else --gpus; a record of the run wins over the flag.
+GpuCount gpu_count(const fs::path& run_dir, const std::map<std::string, ResultSet>& results,
+                   const LoadOptions& options) {
+  const std::string ignored = options.gpus > 0 ? " (--gpus " + std::to_string(options.gpus) + " ignored: " : "";
   std::error_code ec;
   const fs::path plan = run_dir / "plan.json";
   if (fs::exists(plan, ec)) {
     GpuCount g = gpus_from_plan(detail::read_json_file(plan.string()), plan.string());
-    if (options.gpus > 0 && options.gpus != g.total)
-      g.source += " (--gpus " + std::to_string(options.gpus) + " ignored: the recorded Plan wins)";
+    if (options.gpus > 0 && options.gpus != g.total) g.source += ignored + "the recorded Plan wins)";
     return g;
   }
+  std::vector<std::string> names;
+  for (const auto& [name, set] : results)
+    for (const auto& f : set.files) names.push_back(f.file.string());
+  if (std::optional<GpuCount> named = gpus_from_file_names(names)) {
+    if (options.gpus > 0 && options.gpus != named->total) named->source += ignored + "the names record the run)";
+    return *named;
+  }
+  GpuCount g;
   if (options.gpus > 0) {
-    GpuCount g;
     g.total = options.gpus;
     g.source = "--gpus";
-    return g;
   }
-  Diagnostic d;
-  d.file = run_dir.string();
-  d.message = "no plan.json, so the GPU count of the run is unknown";
-  d.hint = "pass --gpus N (the GPUs of all prefill, decode and agg workers)";
-  throw Error(std::move(d));
+  return g;  // unknown without --gpus: the run is still shown, its per-GPU figures are not
 }
 
 std::string job_id_of(const fs::path& run_dir) {
@@ -159,17 +187,18 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
     if (status.concurrencies.empty()) {
       Diagnostic d;
       d.file = where.results_dir.string();
-      d.message = "no benchmark results (<name>-c<N>.json)";
+      d.message = "no benchmark results (<name>-c<N>.json, or InferenceX's <base>_conc<N>_gpus_<T>...json)";
       d.hint = "pass a job's results directory (<root>/<jobid>, holding fixed-seq/) or its fixed-seq/";
       throw Error(std::move(d));
     }
     by_name[""];  // the sweep wrote nothing: every expected point is missing, and says so
   }
-  const GpuCount gpus = gpu_count(where.run_dir, options);
+  const GpuCount gpus = gpu_count(where.run_dir, by_name, options);
   const std::string job_id = job_id_of(where.run_dir);
 
   std::vector<Run> runs;
-  for (const auto& [name, files] : by_name) {
+  for (const auto& [name, set] : by_name) {
+    const std::vector<Found>& files = set.files;
     Run run;
     run.name = name.empty() ? "job " + job_id : name;
     run.dir = dir.string();
@@ -185,7 +214,7 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
         Point p;
         p.concurrency = c;
         p.state = PointState::missing;
-        const std::string leaf = (name.empty() ? std::string("<name>") : name) + "-c" + std::to_string(c) + ".json";
+        const std::string leaf = name.empty() ? "<name>-c" + std::to_string(c) + ".json" : set.leaf(c);
         p.failure = "no result file " + (where.results_dir / leaf).string();
         run.points.push_back(std::move(p));
         continue;

@@ -35,7 +35,15 @@ std::string num(double v, int decimals) {
   return buf;
 }
 
+// A per-GPU figure of `measured`: "unknown" when the run's GPU count is, "-" (as elsewhere) when
+// nothing was measured either way.
+std::string per_gpu(const GpuCount& g, double figure, double measured, int decimals) {
+  if (!g.known()) return measured > 0 ? "unknown" : "-";
+  return num(figure, decimals);
+}
+
 std::string gpu_line(const GpuCount& g) {
+  if (!g.known()) return "unknown (no plan.json, no _gpus_<N> in the result file names, no --gpus)";
   std::string s = std::to_string(g.total);
   if (g.disagg()) {
     s += " = " + std::to_string(g.prefill) + " prefill + " + std::to_string(g.decode) + " decode";
@@ -49,6 +57,8 @@ std::string gpu_line(const GpuCount& g) {
 constexpr const char* kRow = "%6s %-7s %9s %6s %8s %10s %9s %8s %10s %9s %9s %8s %8s %8s %8s %9s %9s\n";
 
 Json latency_json(const Latency& l) { return Json{{"median_ms", l.median_ms}, {"p99_ms", l.p99_ms}}; }
+
+Json per_gpu_json(const GpuCount& g, double v) { return g.known() ? Json(v) : Json(nullptr); }
 
 }  // namespace
 
@@ -91,9 +101,11 @@ std::string render_table(const Run& run) {
       continue;
     }
     const std::string done = std::to_string(p.completed) + "/" + std::to_string(p.num_prompts);
+    const std::string total_per_gpu = per_gpu(run.gpus, p.total_per_gpu, p.total_token_throughput, 1);
+    const std::string output_per_gpu = per_gpu(run.gpus, p.output_per_gpu, p.output_throughput, 1);
     appendf(out, kRow, conc.c_str(), to_string(p.state), done.c_str(), std::to_string(p.failed_requests).c_str(),
-            num(p.request_throughput, 2).c_str(), num(p.output_throughput, 1).c_str(), num(p.total_per_gpu, 1).c_str(),
-            num(p.output_per_gpu, 1).c_str(), num(p.interactivity, 2).c_str(), num(p.ttft.median_ms, 1).c_str(),
+            num(p.request_throughput, 2).c_str(), num(p.output_throughput, 1).c_str(), total_per_gpu.c_str(),
+            output_per_gpu.c_str(), num(p.interactivity, 2).c_str(), num(p.ttft.median_ms, 1).c_str(),
             num(p.ttft.p99_ms, 1).c_str(), num(p.tpot.median_ms, 2).c_str(), num(p.tpot.p99_ms, 2).c_str(),
             num(p.itl.median_ms, 2).c_str(), num(p.itl.p99_ms, 2).c_str(), num(p.e2el.median_ms, 1).c_str(),
             num(p.e2el.p99_ms, 1).c_str());
@@ -121,7 +133,8 @@ Json runs_to_json(const std::vector<Run>& runs) {
     j["state"] = r.state;
     j["model"] = r.model;
     j["gpus"] = {{"total", r.gpus.total}, {"prefill", r.gpus.prefill}, {"decode", r.gpus.decode},
-                 {"agg", r.gpus.agg}, {"disagg", r.gpus.disagg()}, {"source", r.gpus.source}};
+                 {"agg", r.gpus.agg}, {"disagg", r.gpus.disagg()},
+                 {"source", r.gpus.known() ? r.gpus.source : "unknown"}};
     j["expected_from"] = r.expected_source;
     j["points"] = Json::array();
     for (const auto& p : r.points) {
@@ -140,10 +153,11 @@ Json runs_to_json(const std::vector<Run>& runs) {
         q["request_throughput"] = p.request_throughput;
         q["output_throughput"] = p.output_throughput;
         q["total_token_throughput"] = p.total_token_throughput;
-        q["output_tput_per_total_gpu"] = p.output_per_gpu;
-        q["tput_per_gpu"] = p.total_per_gpu;
-        q["output_tput_per_gpu"] = p.output_per_decode_gpu;
-        q["input_tput_per_gpu"] = p.input_per_prefill_gpu;
+        // null, not 0, when the GPU count is unknown: 0 would read as a measured zero.
+        q["output_tput_per_total_gpu"] = per_gpu_json(r.gpus, p.output_per_gpu);
+        q["tput_per_gpu"] = per_gpu_json(r.gpus, p.total_per_gpu);
+        q["output_tput_per_gpu"] = per_gpu_json(r.gpus, p.output_per_decode_gpu);
+        q["input_tput_per_gpu"] = per_gpu_json(r.gpus, p.input_per_prefill_gpu);
         q["interactivity"] = p.interactivity;
         q["ttft"] = latency_json(p.ttft);
         q["tpot"] = latency_json(p.tpot);

@@ -6,6 +6,10 @@
 //   <run>/fixed-seq/<name>-c<N>.json   benchmark_serving.py --save-result, one per concurrency
 //   <run>/plan.json                    the Plan (srt-helper launch): worker processes and GPUs
 //   <run>/status.json                  optional: "concurrencies" expected, "benchmark_exit_codes"
+// or as InferenceX's launcher renames them (a directory of these and no <name>-c<N>.json):
+//   <base>_conc<N>_gpus_<T>[_ctx_<P>_gen_<D>].json, results_concurrency_<N>_gpus_<T>[...].json
+// The GPU count comes from plan.json, else from `_gpus_<T>` in the result file names, else from
+// --gpus; without any the run is still read and shown, its per-GPU figures unknown (0).
 //
 // Figures follow InferenceX's utils/process_result.py: interactivity = 1000 / TPOT ms (tokens
 // per second per user; computed only when TPOT > 0), tput_per_gpu = total token throughput /
@@ -67,7 +71,8 @@ struct GpuCount {
   int prefill = 0;  // 0 for an aggregated run
   int decode = 0;
   int agg = 0;
-  std::string source;  // "plan.json" or "--gpus"
+  std::string source;  // "plan.json", "result file names" or "--gpus"; empty when unknown
+  bool known() const { return total > 0; }
   bool disagg() const { return prefill > 0 && decode > 0; }
 };
 
@@ -86,13 +91,25 @@ struct Run {
 };
 
 struct LoadOptions {
-  int gpus = 0;  // --gpus: used when the run has no plan.json; 0 = none given
+  int gpus = 0;  // --gpus: used when neither plan.json nor the file names give the count; 0 = none
 };
 
 // Every run in `dir`: one per result name found (normally one). `dir` is a job's results
 // directory (<root>/<jobid>, holding fixed-seq/) or the fixed-seq directory itself.
-// Throws srt::Error naming the file for malformed JSON, wrong types, no results, no GPU count.
+// Throws srt::Error naming the file for malformed JSON, wrong types, no results, and GPU counts
+// in file names that cannot be read or disagree. No GPU count at all is no error: the run's
+// gpus are !known() and its per-GPU figures 0.
 std::vector<Run> load_runs(const std::filesystem::path& dir, const LoadOptions& options = {});
+
+// The GPU count in one result file's name (the basename of `file`): `_gpus_<T>` anywhere, ended
+// by `_`, `-` or `.json`, with `_ctx_<P>_gen_<D>` right after it giving prefill and decode.
+// nullopt when the name holds no `_gpus_<digits>`; srt::Error naming the file for a count of 0,
+// one an int cannot hold, digits run into other characters, two counts, or ctx + gen != gpus.
+std::optional<GpuCount> gpus_from_file_name(const std::string& file);
+
+// One count for a run's result files: nullopt when no name holds one; srt::Error naming both
+// files when two names disagree (never a guess between them).
+std::optional<GpuCount> gpus_from_file_names(const std::vector<std::string>& files);
 
 // One benchmark_serving.py result document -> a point (state ok or failed). `file` names it in
 // errors. `exit_code` is the benchmark's exit status when recorded.
@@ -121,8 +138,10 @@ struct Pictures {
 
 // Writes throughput_vs_interactivity.png and .svg into `out_dir` (created if needed): one line
 // per run, one marker per plottable point labelled cN; failed points drawn apart, and points
-// that cannot be drawn (missing, nothing completed) listed under the chart.
-// Throws srt::Error when the plotter cannot run or fails, with its own message.
+// that cannot be drawn (missing, nothing completed) listed under the chart. Runs whose GPU
+// count is unknown are left out (per-GPU throughput is the y axis).
+// Throws srt::Error when no run has a GPU count, or the plotter cannot run or fails, with its
+// own message.
 Pictures write_pictures(const std::vector<Run>& runs, const std::filesystem::path& out_dir,
                         const PictureOptions& options = {});
 
