@@ -1,5 +1,6 @@
 // srt-helper report: a sweep's results as a table per run and one throughput-vs-interactivity
 // picture for all of them. The work is in core/report; this file reads options and prints.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -38,7 +39,25 @@ void run(const ReportArgs& a) {
       std::cout << (i ? "\n" : "") << report::render_table(runs[i]);
   }
   std::cout.flush();
-  if (a.no_pictures) return;
+
+  // No count is no reason to hide the numbers: the table is out, one line says what is missing.
+  std::vector<std::string> unknown;
+  bool any_known = false;
+  for (const auto& r : runs) {
+    any_known = any_known || r.gpus.known();
+    if (!r.gpus.known() && std::find(unknown.begin(), unknown.end(), r.dir) == unknown.end()) unknown.push_back(r.dir);
+  }
+  if (!unknown.empty()) {
+    std::string dirs;
+    for (const auto& d : unknown) dirs += (dirs.empty() ? "" : ", ") + d;
+    const char* picture = a.no_pictures ? "" : any_known ? " and the picture leaves it out" : " and no picture is drawn";
+    std::fprintf(stderr,
+                 "note: %s: GPU count unknown (no plan.json, no _gpus_<N> in the result file names), so the per-GPU "
+                 "figures are unknown%s; pass --gpus N (all prefill, decode and agg GPUs) or keep the job's plan.json "
+                 "beside fixed-seq/\n",
+                 dirs.c_str(), picture);
+  }
+  if (a.no_pictures || !any_known) return;
 
   report::PictureOptions pictures;
   pictures.python = a.python;
@@ -56,10 +75,12 @@ void add_report(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "report", "tables and the throughput-per-GPU vs interactivity picture of benchmark sweeps");
   cmd->add_option("RESULTS_DIR", args->dirs,
-                  "a job's results directory (<root>/<jobid>, holding fixed-seq/<name>-c<N>.json) or its fixed-seq/")
+                  "a job's results directory (<root>/<jobid>, holding fixed-seq/<name>-c<N>.json), its fixed-seq/, "
+                  "or a directory of InferenceX's renamed copies (<base>_conc<N>_gpus_<T>...json)")
       ->required();
   cmd->add_option("--out", args->out, "where the PNG and SVG go (default: the first RESULTS_DIR)");
-  cmd->add_option("--gpus", args->gpus, "GPUs of the run's workers, for runs without plan.json")
+  cmd->add_option("--gpus", args->gpus,
+                  "GPUs of the run's workers, for runs without plan.json or _gpus_<N> in the result file names")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "print the runs as JSON instead of tables");
   cmd->add_flag("--no-pictures", args->no_pictures, "print only");

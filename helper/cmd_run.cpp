@@ -1,6 +1,7 @@
 // srt-helper run: submit, follow, wait, collect, judge (InferenceX's runner around srtctl:
 // reference/srt-slurm.md 2.10). Exit 0 only if the job completed 0:0 and every concurrency
 // point has a valid result.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -44,7 +45,10 @@ int run_recipe(const RunArgs& a) {
   try {
     const auto runs = report::load_runs(c.dir);
     for (const auto& r : runs) std::printf("\n%s", report::render_table(r).c_str());
-    if (a.pictures) {
+    const bool counted = std::any_of(runs.begin(), runs.end(), [](const report::Run& r) { return r.gpus.known(); });
+    if (a.pictures && !counted)
+      std::printf("no picture: the job left no plan.json, so its GPU count is unknown\n");
+    if (a.pictures && counted) {
       const report::Pictures pics = report::write_pictures(runs, c.dir);
       std::printf("picture: %s\n", pics.png.c_str());
     }

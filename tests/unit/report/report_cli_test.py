@@ -120,9 +120,45 @@ class Report(unittest.TestCase):
         run_dir = shutil.copytree(os.path.join(FIXTURES, "4102"), os.path.join(self.tmp, "4102"))
         os.remove(os.path.join(run_dir, "plan.json"))
         run = report(run_dir)
-        self.assertEqual(run.returncode, 1)
-        self.assertIn("no plan.json", run.stderr)
-        self.assertIn("--gpus N", run.stderr)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        # The table anyway, per-GPU columns unknown; one note says why and what to pass.
+        self.assertIn("GPUs: unknown (no plan.json", run.stdout)
+        self.assertIn("4 point(s): 3 ok, 1 failed, 0 missing", run.stdout)
+        rows = [l for l in run.stdout.splitlines() if l.lstrip().startswith("c256 ")]
+        self.assertEqual(len(rows), 1, run.stdout)
+        self.assertEqual(rows[0].split()[6:8], ["unknown", "unknown"], rows[0])
+        # c2048 completed nothing: "-" (nothing measured), as with a known count.
+        rows = [l for l in run.stdout.splitlines() if l.lstrip().startswith("c2048 FAILED ")]
+        self.assertEqual(rows[0].split()[6:8], ["-", "-"], rows[0])
+        notes = run.stderr.splitlines()
+        self.assertEqual(len(notes), 1, run.stderr)
+        self.assertIn("GPU count unknown", notes[0])
+        self.assertIn("no picture is drawn", notes[0])
+        self.assertIn("--gpus N", notes[0])
+        self.assertFalse(os.path.exists(os.path.join(run_dir, "throughput_vs_interactivity.png")))
+        # --json: the per-GPU figures are null, not 0.
+        run = report(run_dir, "--json")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        point = json.loads(run.stdout)[0]["points"][0]
+        self.assertIsNone(point["tput_per_gpu"])
+        self.assertGreater(point["total_token_throughput"], 0)
+
+    def test_gpus_from_inferencex_names(self):
+        # The launcher's renamed copies, alone in a directory: the count is in their names.
+        src = os.path.join(FIXTURES, "4102", "fixed-seq")
+        run_dir = os.path.join(self.tmp, "workspace")
+        os.mkdir(run_dir)
+        for name in os.listdir(src):
+            conc = name.rsplit("-c", 1)[1][:-len(".json")]
+            shutil.copy(os.path.join(src, name),
+                        os.path.join(run_dir, f"dsv4_srt-4102_conc{conc}_gpus_24_ctx_16_gen_8.json"))
+        run = report(run_dir)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("GPUs: 24 = 16 prefill + 8 decode (from result file names)", run.stdout)
+        self.assertNotIn("unknown", run.stdout)
+        self.assertNotIn("note:", run.stderr)
+        check_png(self, os.path.join(run_dir, "throughput_vs_interactivity.png"))
+        self.assertEqual(len(svg_point_ids(os.path.join(run_dir, "throughput_vs_interactivity.svg"))), 3)
 
     def test_plotter_failure_keeps_the_table(self):
         run = report(os.path.join(FIXTURES, "4101"), "--out", self.tmp, "--python",
