@@ -57,7 +57,9 @@ void print_table(const Plan& plan) {
 
 void run(const PlanArgs& a) {
   const Profile profile = load_profile(a.flags.profile);
+  print_warnings(profile.source.warnings);
   const Recipe recipe = load_recipe_file(a.recipe, recipe_options(a.flags, profile));
+  print_warnings(recipe.source.warnings);  // before the Plan or the refusal, as validate does
 
   std::string nodelist = a.nodelist;
   if (nodelist.empty()) {
@@ -85,6 +87,7 @@ void run(const PlanArgs& a) {
   }
   if (a.json) std::cout << plan_to_json(plan).dump(2) << "\n";
   else print_table(plan);
+  print_unsupported_note(a.recipe, recipe);  // a Plan `launch` will refuse: say so after it
 }
 
 }  // namespace

@@ -20,13 +20,11 @@ bool validate_one(const std::string& path, const ValidateArgs& args, const Profi
   try {
     Recipe recipe = load_recipe_file(path, recipe_options(args.flags, profile));
     const int nodes = node_demand(recipe, profile);
+    // What reading found comes before the verdict (as an invalid recipe's problems come before
+    // "invalid"); the note qualifies "ok" (valid, not launchable yet), so it follows it.
     print_warnings(recipe.source.warnings);
     std::printf("%s: ok (%d node%s)\n", path.c_str(), nodes, nodes == 1 ? "" : "s");
-    if (!recipe.unsupported_keys.empty()) {
-      std::string keys;
-      for (const auto& k : recipe.unsupported_keys) keys += (keys.empty() ? "" : ", ") + k;
-      std::fprintf(stderr, "note: %s: srtctl knows these, srt-spank cannot launch them yet: %s\n", path.c_str(), keys.c_str());
-    }
+    print_unsupported_note(path, recipe);
     return true;
   } catch (const Error& e) {
     for (const auto& d : e.diagnostics()) {

@@ -32,6 +32,13 @@ void print_warnings(const std::vector<Diagnostic>& warnings) {
   for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.str().c_str());
 }
 
+void print_unsupported_note(const std::string& path, const Recipe& recipe) {
+  if (recipe.unsupported_keys.empty()) return;
+  std::string keys;
+  for (const auto& k : recipe.unsupported_keys) keys += (keys.empty() ? "" : ", ") + k;
+  std::fprintf(stderr, "note: %s: srtctl knows these, srt-spank cannot launch them yet: %s\n", path.c_str(), keys.c_str());
+}
+
 bool load_profile_or_usage_error(const std::string& explicit_path, Profile& out) {
   try {
     out = load_profile(explicit_path);

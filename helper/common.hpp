@@ -35,4 +35,8 @@ RecipeOptions recipe_options(const RecipeFlags& flags, const Profile& profile);
 // Warnings and notes go to stderr, one per line, prefixed "warning: ".
 void print_warnings(const std::vector<Diagnostic>& warnings);
 
+// "note: PATH: srtctl knows these, srt-spank cannot launch them yet: ..." on stderr, when the
+// recipe has such keys.
+void print_unsupported_note(const std::string& path, const Recipe& recipe);
+
 }  // namespace srt::helper

@@ -10,6 +10,13 @@ int exit_code = 0;
 }
 
 int main(int argc, char** argv) {
+  // stderr is unbuffered, stdout is fully buffered when it is a file or a pipe: in `>log 2>&1`
+  // every warning and note would land before the verdicts printed ahead of them, and a partial
+  // stdout line could be joined by a stderr one. Line-buffered, each stdout line is written when
+  // it ends, so both streams reach one file in the order the program writes them. std::cout
+  // writes through stdio (sync_with_stdio stays on), so this covers it too. Before any output.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+
   CLI::App app{"srt-helper: run disaggregated LLM serving recipes on Slurm", "srt-helper"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("srt-helper " SRT_VERSION));
