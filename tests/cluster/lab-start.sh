@@ -191,7 +191,8 @@ done
 if [[ "$mode" == netns ]]; then
   [[ -z "$(lab_netns_names "$netns_prefix")$(lab_links "$link_prefix")" ]] \
     || lab_die "network objects $netns_prefix-*/$link_prefix* exist: another lab uses port $port"
-  if ip -o addr show | grep -q " inet $subnet\."; then
+  host_addrs=$(ip -o addr show)
+  if grep -q " inet $subnet\." <<<"$host_addrs"; then
     lab_die "subnet $subnet.0/24 is already on a host interface; choose another --subnet"
   fi
 fi
@@ -327,7 +328,7 @@ fi
 "${daemon_env[@]}" slurmctld -c || lab_die "slurmctld failed to start"
 export SLURM_CONF="$base/etc/slurm.conf"
 deadline=$(( $(date +%s) + timeout ))
-until scontrol ping 2>/dev/null | grep -q 'is UP'; do
+until [[ "$(scontrol ping 2>/dev/null)" == *'is UP'* ]]; do
   (( $(date +%s) < deadline )) || lab_die "slurmctld not answering after ${timeout}s"
   sleep 0.05
 done

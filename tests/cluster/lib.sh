@@ -102,7 +102,9 @@ lab_as_user() {
 
 # lab_job_field JOBID FIELD: one Key=Value field of "scontrol show job" (empty if gone).
 lab_job_field() {
-  scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1
+  # sed -n 1p, not head -n1: head quits after a line, and under pipefail the writer it leaves
+  # to die of SIGPIPE fails the pipeline.
+  scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | sed -n 1p
 }
 
 # lab_wait_job JOBID TIMEOUT: poll squeue (10 Hz; sbatch --wait polls far slower) until the job
@@ -112,7 +114,7 @@ lab_wait_job() {
   local jid=$1 timeout=${2:-60} end state exit_code
   end=$(( $(date +%s%N) + timeout * 1000000000 ))
   while :; do
-    state=$(squeue -h -j "$jid" -t all -o %T 2>/dev/null | head -n1)
+    state=$(squeue -h -j "$jid" -t all -o %T 2>/dev/null | sed -n 1p)
     # An empty answer is a job aged out of the queue or a failed RPC: ask once more.
     [[ -n "$state" ]] || state=$(lab_job_field "$jid" JobState)
     case "$state" in

@@ -67,7 +67,8 @@ dir=$(launch_job_dir "$jid")
 where=
 for file in "$LAB_BASE/work/launch-$jid.out" "$dir"/logs/"$node"_*.out; do
   [[ -f "$file" ]] || continue
-  if grep -F "srt: this job cannot run: node $node" "$file" | grep -qF "$impl"; then where=$file; break; fi
+  # Not grep -q: it would quit at the first match and the first grep could die of SIGPIPE.
+  if grep -F "srt: this job cannot run: node $node" "$file" | grep -F "$impl" >/dev/null; then where=$file; break; fi
 done
 [[ -n "$where" ]] || { launch_show "$jid"; lab_fail "neither the job's output nor $node's logs carry the reason"; }
 [[ "$where" == *"/launch-$jid.out" || "$status_reason" == *"${where##*/}"* ]] \

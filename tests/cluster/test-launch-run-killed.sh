@@ -44,7 +44,7 @@ echo "job $jid: $(basename "$recipe") through srt-helper run"
 # The first point's result, complete (valid JSON), before the kill.
 result="$(launch_job_dir "$jid")/fixed-seq"
 for _ in $(seq 1 1200); do
-  c4=$(compgen -G "$result/*-c$first.json" | head -n1) || true
+  c4=$(compgen -G "$result/*-c$first.json" | sed -n 1p) || true
   [[ -n "$c4" ]] && /usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$c4" 2>/dev/null && break
   c4=
   lab_alive "$run_pid" || break

@@ -39,7 +39,7 @@ want=$(( want - 3 ))  # "for c in"
 got=$(find "$dir/fixed-seq" -name '*.json' | wc -l)
 (( got == want )) || lab_fail "expected $want benchmark results, found $got in $dir/fixed-seq"
 [[ -s "$dir/runtime-logs.tar.gz" && -s "$dir/logs.tar.gz" ]] || lab_fail "log archives missing in $dir"
-for log in benchmark.out "sweep_$jid.log" "$(scontrol show hostnames "$nodelist" | head -n1)_atomesh_0.out"; do
+for log in benchmark.out "sweep_$jid.log" "$(scontrol show hostnames "$nodelist" | sed -n 1p)_atomesh_0.out"; do
   [[ -s "$dir/logs/$log" ]] || lab_fail "log $log missing"
 done
 compgen -G "$dir/logs/*_prefill_w0.out" >/dev/null || lab_fail "no <node>_prefill_w0.out log"

@@ -44,7 +44,7 @@ echo "plain job: SRT_ variables=${plain[0]} impl mappings=${plain[1]} loader map
 [[ "${plain[0]}" == 0 ]] || lab_fail "a job without --srt-recipe sees SRT_ variables"
 [[ "${plain[1]}" == 0 ]] || lab_fail "the implementation library is loaded for a job without --srt-recipe"
 (( plain[2] > 0 )) || lab_fail "the loader is not in the step at all: the check above proves nothing"
-mapfile -t srt < <(srun -N2 --srt-recipe="$good" bash -c "$probe" | head -n3)
+mapfile -t srt < <(srun -N2 --srt-recipe="$good" bash -c "$probe" | sed -n 1,3p)
 echo "srt job: SRT_ variables=${srt[0]} impl mappings=${srt[1]}"
 (( srt[0] > 5 && srt[1] > 0 )) || lab_fail "an srt job should load the implementation and see SRT_ variables"
 echo "PASS: bad input refused at submit by sbatch, salloc and srun; plain jobs untouched"

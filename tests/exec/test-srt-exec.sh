@@ -9,9 +9,13 @@ exe=${1:?usage: test-srt-exec.sh SRT_EXEC STATIC_TARGET}
 target=${2:?usage: test-srt-exec.sh SRT_EXEC STATIC_TARGET}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-file -L "$exe" | grep -q 'statically linked' || fail "srt-exec is not static: $(file -L "$exe")"
-if readelf -d "$exe" | grep -q NEEDED; then fail "srt-exec needs shared libraries"; fi
-echo "static: $(file -L "$exe" | cut -d: -f2 | cut -d, -f1-2), no NEEDED entries"
+# Outputs captured first: `cmd | grep -q` under pipefail fails when grep exits early and cmd dies
+# of SIGPIPE, and under `if` that would hide the very NEEDED entry looked for.
+ftype=$(file -L "$exe")
+[[ "$ftype" == *'statically linked'* ]] || fail "srt-exec is not static: $ftype"
+dynamic=$(readelf -d "$exe") || fail "readelf -d $exe failed"
+if grep -q NEEDED <<<"$dynamic"; then fail "srt-exec needs shared libraries"; fi
+echo "static: $(cut -d: -f2 <<<"$ftype" | cut -d, -f1-2), no NEEDED entries"
 
 # The sandbox: an empty tmpfs root with srt-exec, the target and an empty /tmp. No /usr, no libc.
 # (No user namespace: root keeps CAP_SYS_RESOURCE, as in a pyxis container with remap-root.)

@@ -47,7 +47,12 @@ while IFS= read -r -d '' file; do
     [[ "$lib" =~ $allowed ]] || fail "$rel needs $lib, which is not in its allow-list ($allowed)"
   done
   if [[ "$name" == srt-exec ]]; then
-    readelf -lW "$file" | grep -q 'Requesting program interpreter' && fail "$rel has a program interpreter: it must be fully static"
+    # Captured first: `readelf | grep -q` under pipefail fails if readelf dies of SIGPIPE.
+    if ! headers=$(readelf -lW "$file"); then
+      fail "$rel: readelf -lW failed"
+    elif grep -q 'Requesting program interpreter' <<<"$headers"; then
+      fail "$rel has a program interpreter: it must be fully static"
+    fi
     [[ -z "$needed" ]] || fail "$rel needs shared libraries ($needed): it must be fully static"
   fi
   if [[ "$name" == spank_srt.so ]]; then

@@ -35,7 +35,7 @@ done
   lab_die "usage: test-package-install.sh --packages DIR --base BASE --port P --fixture XML [--mode M]"
 (( EUID == 0 )) || { echo "SKIP: the lab needs root" >&2; exit 77; }
 [[ -r "$fixture" ]] || lab_die "no topology fixture at $fixture"
-rpm=$(find "$packages" -maxdepth 1 -name 'slurm-spank-srt-*.rpm' ! -name '*.src.rpm' | head -n1)
+rpm=$(find "$packages" -maxdepth 1 -name 'slurm-spank-srt-*.rpm' ! -name '*.src.rpm' | sed -n 1p)
 [[ -n "$rpm" ]] || lab_die "no slurm-spank-srt RPM in $packages: run packaging/build-packages.sh $packages"
 
 # --- the fresh root ----------------------------------------------------------------------------
@@ -62,7 +62,7 @@ work=$(lab_scratch package-install)
 cd "$work"
 
 # --- 1. a job with a shipped recipe ------------------------------------------------------------
-recipe=$(find "$root/usr/share/srt/recipes" -name '*2p1d*.yaml' | sort | head -n1)
+recipe=$(find "$root/usr/share/srt/recipes" -name '*2p1d*.yaml' | sort | sed -n 1p)
 [[ -n "$recipe" ]] || lab_die "no 2P1D recipe under $root/usr/share/srt/recipes"
 nodes=$("$helper" nodes --profile "$profile" "$recipe")
 [[ "$nodes" == 3 ]] || lab_fail "installed srt-helper says $recipe needs '$nodes' nodes, expected 3"

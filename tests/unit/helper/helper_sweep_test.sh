@@ -12,87 +12,208 @@ failures=0 runs=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run CODE PATTERN ARGS...: exit code CODE, grep -E PATTERN on stdout+stderr, no sanitizer report.
+# What each good recipe must give, by its path under SOURCE_DIR: the node count (validate's
+# "ok (N nodes)", nodes' N), the backend of those srt-spank validates but does not plan, and the
+# keys validate's note names as not launchable yet. A good recipe missing here fails the sweep.
+declare -A want_nodes=(
+  [recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml]=2
+  [recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml]=3
+  [recipes/lab/disagg-1p1d-tp8-lab.yaml]=2
+  [recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml]=3
+  [tests/fixtures/recipes/good/agg-direct.yaml]=1
+  [tests/fixtures/recipes/good/atom-1p1d-minimal.yaml]=2
+  [tests/fixtures/recipes/good/atom-shared-decode-anchors.yaml]=1
+  [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]=7
+  [tests/fixtures/recipes/good/sglang-type-omitted.yaml]=2
+)
+declare -A not_planned=(
+  [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]=sglang
+  [tests/fixtures/recipes/good/sglang-type-omitted.yaml]=sglang
+)
+declare -A want_note=(
+  [tests/fixtures/recipes/good/agg-direct.yaml]="frontend.type=atom"
+  [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]="backend.type=sglang, benchmark.type=sa-bench, sweep, profiling.type=nsys, frontend.enable_multiple_frontends"
+  [tests/fixtures/recipes/good/sglang-type-omitted.yaml]="frontend.enable_multiple_frontends"
+)
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# ere TEXT: TEXT as a grep -E pattern matching it literally.
+# shellcheck disable=SC2001  # one bracket of all the ERE specials; ${//} would need one per char
+ere() { sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$1"; }
+
+# run CODE PATTERN... -- ARGS...: srt-helper ARGS exits CODE, every grep -E PATTERN matches a line
+# of its stdout+stderr, and stderr holds no sanitizer report. The output is in files (out, err,
+# all) before anything greps it: `cat out err | grep -q` under pipefail fails whenever grep quits
+# at its first match and cat dies of SIGPIPE.
 run() {
-  local code=$1 pattern=$2
-  shift 2
+  local code=$1 patterns=() pattern
+  shift
+  while [ "$#" -gt 0 ] && [ "$1" != -- ]; do patterns+=("$1"); shift; done
+  if [ "$#" = 0 ] || [ "${#patterns[@]}" = 0 ]; then echo "run: usage: run CODE PATTERN... -- ARGS..." >&2; exit 2; fi
+  shift
   runs=$((runs + 1))
   "$helper" "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$? why=""
+  cat "$tmp/out" "$tmp/err" >"$tmp/all"
   if grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: [A-Za-z]*Sanitizer' "$tmp/err"; then
     why="sanitizer report"
   elif [ "$rc" != "$code" ]; then
     why="rc=$rc, want $code"
-  elif ! cat "$tmp/out" "$tmp/err" | grep -Eq -- "$pattern"; then
-    why="no '$pattern' in the output"
+  else
+    for pattern in "${patterns[@]}"; do
+      grep -Eq -- "$pattern" "$tmp/all" || { why="no '$pattern' in the output"; break; }
+    done
   fi
   if [ -n "$why" ]; then
     echo "FAIL ($why): srt-helper $*"
-    cat "$tmp/out" "$tmp/err" | head -40 | sed 's/^/    /'
+    sed -n '1,40s/^/    /p' "$tmp/all"
     failures=$((failures + 1))
     return 1
   fi
 }
 
-# check_json PYTHON_EXPR: the last run's stdout is JSON `j` for which PYTHON_EXPR holds.
+# stdout_is TEXT / stderr_is TEXT: the last run printed exactly TEXT there (trailing newlines aside).
+stdout_is() { [ "$(cat "$tmp/out")" = "$1" ] || fail "stdout of the last run is not '$1': $(cat "$tmp/out")"; }
+stderr_is() { [ "$(cat "$tmp/err")" = "$1" ] || fail "stderr of the last run is not '$1': $(cat "$tmp/err")"; }
+
+# check_json PYTHON_EXPR [JSON_FILE]: the last run's stdout is JSON `j` for which PYTHON_EXPR holds;
+# JSON_FILE, if given, is `t`. cpus('0-3,8') is a CPU list as a set.
 check_json() {
-  /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$tmp/out" \
-    || { echo "FAIL: JSON check '$1' on the last run"; failures=$((failures + 1)); }
+  /usr/bin/python3 -c "
+import json, sys
+def cpus(s):
+    return {c for part in s.split(',') if part for c in range(int(part.split('-')[0]), int(part.split('-')[-1]) + 1)}
+j = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2])) if len(sys.argv) > 2 else None
+sys.exit(0 if ($1) else 1)" "$tmp/out" "${@:2}" \
+    || fail "JSON check '$1' on the last run"
 }
 
 mapfile -t good < <(find "$src/recipes" "$fixtures/recipes/good" -name '*.yaml' | sort)
 mapfile -t bad < <(find "$fixtures/recipes/bad" -name '*.yaml' | sort)
 mapfile -t topologies < <(find "$fixtures/topology" -name '*.xml' | sort)
-[ "${#good[@]}" -ge 8 ] && [ "${#bad[@]}" -ge 50 ] && [ "${#topologies[@]}" -ge 5 ] \
-  || { echo "FAIL: fixtures missing (${#good[@]} good, ${#bad[@]} bad, ${#topologies[@]} topologies)"; exit 1; }
+if [ "${#good[@]}" -lt 8 ] || [ "${#bad[@]}" -lt 50 ] || [ "${#topologies[@]}" -lt 5 ]; then
+  echo "FAIL: fixtures missing (${#good[@]} good, ${#bad[@]} bad, ${#topologies[@]} topologies)"
+  exit 1
+fi
+
+# Each fixture's 8 GPUs in index order, each with its CPU list; kept for the plans below.
+for i in "${!topologies[@]}"; do
+  xml=${topologies[$i]}
+  run 0 '^  "gpus": \[$' -- topology --json --xml "$xml" \
+    && check_json "[g['index'] for g in j['gpus']] == list(range(8)) and all(cpus(g['cpuset']) for g in j['gpus'])"
+  cp "$tmp/out" "$tmp/topology-$i.json"
+done
+q=$(ere "$fixtures/recipes/bad/yaml-syntax.yaml")
+run 1 "^srt-helper: cannot load the hwloc topology from '$q'" -- topology --xml "$fixtures/recipes/bad/yaml-syntax.yaml" \
+  && stdout_is ""
 
 for r in "${good[@]}"; do
-  name=$(basename "$r")
-  run 0 "$name: ok \([0-9]+ nodes?\)" validate --profile "$profile" "$r" || continue
-  run 0 '^[0-9]+$' nodes --profile "$profile" "$r" || continue
-  n=$(cat "$tmp/out")
+  rel=${r#"$src/"}
+  q=$(ere "$r")
+  n=${want_nodes[$rel]:-}
+  [ -n "$n" ] || { fail "$rel: no expected node count in want_nodes: add it"; continue; }
+  nodes_word=nodes
+  [ "$n" = 1 ] && nodes_word=node
+  note=""
+  [ -n "${want_note[$rel]:-}" ] && note="note: $r: srtctl knows these, srt-spank cannot launch them yet: ${want_note[$rel]}"
+  run 0 "^$q: ok \($n $nodes_word\)\$" -- validate --profile "$profile" "$r" || continue
+  stdout_is "$r: ok ($n $nodes_word)"
+  stderr_is "$note"
+  run 0 "^$n\$" -- nodes --profile "$profile" "$r" || continue
+  stdout_is "$n"
   nodelist="lab-n[1-$n]"
+  names="'lab-n1'"
+  for ((k = 2; k <= n; k++)); do names+=", 'lab-n$k'"; done
   [ "$n" = 1 ] && nodelist="lab-n1"
   # Recipes srt-spank validates but does not plan (other backends): a clear refusal, no Plan.
-  if [[ $("$helper" plan --profile "$profile" --nodelist "$nodelist" "$r" 2>&1) == *"can be validated but not planned yet"* ]]; then
-    run 1 "can be validated but not planned yet" plan --json --profile "$profile" --nodelist "$nodelist" "$r"
+  if [ -n "${not_planned[$rel]:-}" ]; then
+    refusal="^srt-helper: backend\.type '${not_planned[$rel]}' can be validated but not planned yet; "
+    run 1 "$refusal" -- plan --profile "$profile" --nodelist "$nodelist" "$r" && stdout_is ""
+    run 1 "$refusal" -- plan --json --profile "$profile" --nodelist "$nodelist" "$r" && stdout_is ""
     continue
   fi
-  run 0 "digest" plan --profile "$profile" --nodelist "$nodelist" --job-id 77 "$r"
-  run 0 '"processes"' plan --json --profile "$profile" --nodelist "$nodelist" --job-id 77 "$r" \
-    && check_json "j['job_id'] == 77 and len(j['nodes']) == $n and len(j['processes']) > 0"
-  for xml in "${topologies[@]}"; do
-    run 0 '"processes"' plan --json --profile "$profile" --nodelist "$nodelist" --topology "$xml" "$r" || continue
-    # Every worker's binding came from the XML: its CPU list is set.
-    check_json "all('SRT_WORKER_CPUS' in p['env'] for p in j['processes'] if p['role'] in ('prefill', 'decode', 'agg'))"
+  # The table: its head line, one row per node in host-list order (with roles), and a digest
+  # that the JSON's must start with.
+  rows=()
+  for ((k = 1; k <= n; k++)); do rows+=("^$((k - 1)) +lab-n$k +lab-n$k +[a-z]"); done
+  run 0 "^job 77: $n node\(s\) demanded, kv events (on|off), digest [0-9a-f]{12}\$" "${rows[@]}" \
+    -- plan --profile "$profile" --nodelist "$nodelist" --job-id 77 "$r"
+  digest=$(sed -n 's/^job 77: .*, digest \([0-9a-f]\{12\}\)$/\1/p' "$tmp/out")
+  run 0 '^  "job_id": 77,$' -- plan --json --profile "$profile" --nodelist "$nodelist" --job-id 77 "$r" \
+    && check_json "j['job_id'] == 77 and j['demand']['nodes'] == $n and [x['name'] for x in j['nodes']] == [$names]
+      and all(p['node'] in [$names] for p in j['processes'])
+      and any(p['role'] in ('prefill', 'decode', 'agg') for p in j['processes'])
+      and len('$digest') == 12 and j['digest'].startswith('$digest')"
+  for i in "${!topologies[@]}"; do
+    run 0 '"SRT_WORKER_CPUS": "[0-9]' -- plan --json --profile "$profile" --nodelist "$nodelist" --topology "${topologies[$i]}" "$r" || continue
+    # Every worker's binding came from the XML: its CPU list is its GPUs' CPU lists there.
+    check_json "all(cpus(p['env']['SRT_WORKER_CPUS']) == set().union(*(cpus(g['cpuset']) for g in t['gpus'] if g['index'] in p['gpus']))
+      for p in j['processes'] if p['role'] in ('prefill', 'decode', 'agg'))" "$tmp/topology-$i.json"
   done
   # One node short of the demand, and a host list Slurm cannot read: errors, not crashes.
   if [ "$n" -gt 1 ]; then
-    run 1 "needs $n nodes" plan --profile "$profile" --nodelist "lab-n[1-$((n - 1))]" "$r"
+    run 1 "^srt-helper: the recipe needs $n nodes but the job has $((n - 1)); submit with -N $n\$" \
+      -- plan --profile "$profile" --nodelist "lab-n[1-$((n - 1))]" "$r" && stdout_is ""
   fi
   for hostile in "lab-n[3-1]" "lab-n[a-c]" "lab-n[1-999999999]"; do
-    run 1 "cannot read the node list" plan --profile "$profile" --nodelist "$hostile" "$r"
+    run 1 "^srt-helper: cannot read the node list '$(ere "$hostile")'; " \
+      -- plan --profile "$profile" --nodelist "$hostile" "$r" && stdout_is ""
   done
-  run 1 "the node list is empty" plan --profile "$profile" --nodelist " , " "$r"
+  run 1 "^srt-helper: the node list is empty; " -- plan --profile "$profile" --nodelist " , " "$r" && stdout_is ""
 done
 
+# Each bad fixture's first three lines name the key path, line (0: any) and text of the error it
+# must get: validate prints that diagnostic as FILE:LINE:COLUMN: PATH: MESSAGE, every problem on a
+# line naming the file, then FILE: invalid (N problems); plan refuses it the same way, no Plan.
 for r in "${bad[@]}"; do
-  run 1 "$(basename "$r"): invalid|$(basename "$r")" validate --profile "$profile" "$r"
-  run 1 "." plan --json --profile "$profile" --nodelist "lab-n[1-4]" "$r"
+  { read -r l1; read -r l2; read -r l3; } <"$r"
+  if [[ "$l1" != "# expect-path:"* || "$l2" != "# expect-line: "* || "$l3" != "# expect-text: "* ]]; then
+    fail "$r: no '# expect-path/line/text:' header"
+    continue
+  fi
+  path=${l1#"# expect-path:"} path=${path# } line=${l2#"# expect-line: "} text=${l3#"# expect-text: "}
+  where="$(ere "$r"):$line:[0-9]+: "
+  [ "$line" = 0 ] && where="$(ere "$r")(:[0-9]+:[0-9]+)?: "
+  diagnostic="$where${path:+$(ere "$path"): }.*$(ere "$text")"
+  if run 1 "^$diagnostic" -- validate --profile "$profile" "$r"; then
+    mapfile -t lines <"$tmp/out"
+    k=$((${#lines[@]} - 1))
+    s=s
+    [ "$k" = 1 ] && s=""
+    if [ "$k" -lt 1 ] || [ "${lines[$k]}" != "$r: invalid ($k problem$s)" ]; then
+      fail "validate $r: the last line is not '$r: invalid ($k problem$s)': ${lines[*]: -1}"
+    fi
+    for l in "${lines[@]:0:k}"; do
+      [[ "$l" == "$r:"* ]] || fail "validate $r: a problem line that does not name the file: $l"
+    done
+  fi
+  run 1 "^(srt-helper: )?$diagnostic" -- plan --json --profile "$profile" --nodelist "lab-n[1-4]" "$r" && stdout_is ""
 done
 
-for xml in "${topologies[@]}"; do
-  run 0 '"gpus"' topology --json --xml "$xml" && check_json "len(j['gpus']) == 8"
-done
-run 1 "." topology --xml "$fixtures/recipes/bad/yaml-syntax.yaml"
+# shellcheck disable=SC2016  # a literal $schema key
+run 0 '^  "\$schema": "https://json-schema\.org/draft/2020-12/schema",$' -- schema \
+  && check_json "'backend' in j['properties'] and 'resources' in j['properties'] and 'name' in j['required']"
 
-run 0 '"\$schema"' schema && check_json "'backend' in j['properties']"
-
+# The report fixtures (tests/fixtures/results/README.md): 4101 has c4..c32 ok, c64 failed (96 of
+# 640 requests), c128 missing, on 16 GPUs; 4102 has c256..c1024 ok and c2048 failed (0 completed),
+# on 24 GPUs.
 if [ -d "$fixtures/results/4101" ]; then
   cp -r "$fixtures/results/4101" "$fixtures/results/4102" "$tmp/"
-  run 0 "c64" report --no-pictures "$tmp/4101" "$tmp/4102"
-  run 0 "." report --json --no-pictures "$tmp/4101" && check_json "len(j) > 0"
-  run 1 "." report --no-pictures "$tmp/no-such-run"
+  run1=dsv4-atom-mi355x-disagg-1p1d-tp8-isl8192-osl1024 run2=dsv4-atom-mi355x-disagg-2p1d-dpa-tp8-isl8192-osl1024
+  run 0 "^run $run1  job 4101  $(ere "$tmp/4101")\$" '^GPUs: 16 = 8 prefill \+ 8 decode \(from plan\.json\)$' \
+    '^ +c64 FAILED +544/640 +96 ' '^  c64 FAILED: 96 of 640 requests failed ' "^  c128 MISSING: no result file " \
+    '^6 point\(s\): 4 ok, 1 failed, 1 missing$' \
+    "^run $run2  job 4102  $(ere "$tmp/4102")\$" '^GPUs: 24 = 16 prefill \+ 8 decode \(from plan\.json\)$' \
+    '^  c2048 FAILED: no request completed \(0 of 4096\)$' '^4 point\(s\): 3 ok, 1 failed, 0 missing$' \
+    -- report --no-pictures "$tmp/4101" "$tmp/4102"
+  run 0 '^    "job_id": "4101",$' -- report --json --no-pictures "$tmp/4101" \
+    && check_json "len(j) == 1 and j[0]['name'] == '$run1' and j[0]['gpus']['total'] == 16
+      and [(p['concurrency'], p['state']) for p in j[0]['points']]
+          == [(4, 'ok'), (8, 'ok'), (16, 'ok'), (32, 'ok'), (64, 'failed'), (128, 'missing')]
+      and (j[0]['points'][4]['completed'], j[0]['points'][4]['failed']) == (544, 96)"
+  run 1 "^srt-helper: $(ere "$tmp/no-such-run"): not a directory" -- report --no-pictures "$tmp/no-such-run" && stdout_is ""
 fi
 
 echo "$runs runs, $failures failure(s)"
