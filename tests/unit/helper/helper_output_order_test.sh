@@ -69,7 +69,7 @@ EOF
 "$helper" plan --profile "$profile" --nodelist 'lab-n[1-2]' --job-id 7 note.yaml >log 2>&1
 [ "$(sed -n 1p log)" = "$warning" ] || fail "plan: the warning is not the first line"
 [ "$(sed -n 2p log)" = "" ] && fail "plan: no table after the warning"
-sed -n 2p log | grep -q '^job 7: 2 node(s) demanded' || fail "plan: the table does not follow the warning"
+grep -q '^job 7: 2 node(s) demanded' <<<"$(sed -n 2p log)" || fail "plan: the table does not follow the warning"
 [ "$(tail -n 1 log)" = "$note" ] || fail "plan: the note is not the last line, after the table"
 [ "$(grep -c '^benchmark ' log)" = 1 ] || fail "plan: the table's last row is not there once"
 whole_lines plan
@@ -80,8 +80,8 @@ cp "$src"/tests/fixtures/results/4102/fixed-seq/*.json run/fixed-seq/
 "$helper" report run >log 2>&1
 rc=$?
 [ "$rc" = 0 ] || fail "report without a GPU count exited $rc, want 0"
-sed -n 1p log | grep -q '^run .* job run ' || fail "report: the table is not first"
-tail -n 1 log | grep -q '^note: run: GPU count unknown .* and no picture is drawn; pass --gpus N' \
+grep -q '^run .* job run ' <<<"$(sed -n 1p log)" || fail "report: the table is not first"
+grep -q '^note: run: GPU count unknown .* and no picture is drawn; pass --gpus N' <<<"$(tail -n 1 log)" \
   || fail "report: the note is not the last line, after the table"
 [ "$(grep -c '^note: ' log)" = 1 ] || fail "report: not exactly one note"
 whole_lines report
