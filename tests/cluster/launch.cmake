@@ -30,6 +30,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
   set(_launch_tests
     "1p1d|test-launch-run.sh|recipes/lab/disagg-1p1d-tp8-lab.yaml"
     "2p1d|test-launch-run.sh|recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml"
+    "curve|test-launch-curve.sh|"
     "kv-offset|test-launch-kv.sh|offset"
     "kv-relay|test-launch-kv.sh|relay"
     "kv-seed|test-launch-kv.sh|seed"
@@ -54,5 +55,6 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
   set_tests_properties(${_launch_names} PROPERTIES LABELS cluster)
   set_tests_properties(cluster.launch.1p1d cluster.launch.2p1d cluster.launch.kv-offset cluster.launch.kv-relay
                        PROPERTIES TIMEOUT 600)
+  set_tests_properties(cluster.launch.curve PROPERTIES TIMEOUT 900)
   set_tests_properties(cluster.launch.run-killed-worker cluster.launch.run-killed-router PROPERTIES TIMEOUT 300)
 endif()
