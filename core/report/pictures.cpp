@@ -117,6 +117,8 @@ Json plot_input(const std::vector<Run>& runs, const fs::path& out_dir, const Pic
   j["y_label"] = output ? "Output token throughput per GPU (tok/s/GPU)"
                         : "Token throughput per GPU (input + output tok/s / GPUs)";
   j["runs"] = Json::array();
+  for (const auto& r : runs)
+    if (r.gpus.known() && r.without_gpus) j["caveat"] = kStandInCaveat;
   for (const auto& r : runs) {
     if (!r.gpus.known()) continue;  // per-GPU throughput is the y axis
     Json run;

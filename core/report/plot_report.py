@@ -8,7 +8,7 @@
 # interpolated into a shell or a program text. gnuplot would need its own quoting of run names;
 # cairo/plplot would mean writing axis and legend layout in C++.
 #
-# Input (JSON on stdin): {"png", "svg", "title", "x_label", "y_label", "runs": [{"label",
+# Input (JSON on stdin): {"png", "svg", "title", ["caveat",] "x_label", "y_label", "runs": [{"label",
 # "points": [{"concurrency", "x", "y", "failed", "reason"}], "not_drawn": ["c128: missing ..."]}]}
 # Every drawn point is its own artist with gid "srt-point-<run>-c<N>", so the SVG has one
 # <g id="srt-point-..."> per point (the tests count them). Exit 0, or 2 with a message.
@@ -73,7 +73,10 @@ def main():
         handles.append(Line2D([], [], color="gray", marker="X", linestyle="none",
                               markeredgecolor="black", label="failed point (drawn, not joined)"))
 
-    ax.set_title(plain(spec["title"]))
+    if spec.get("caveat"):  # a lab of stand-ins: say it where nobody can miss it
+        ax.set_title(plain(spec["title"]) + "\n" + plain(spec["caveat"]), color="firebrick")
+    else:
+        ax.set_title(plain(spec["title"]))
     ax.set_xlabel(spec["x_label"])
     ax.set_ylabel(spec["y_label"])
     ax.margins(0.08)  # room for the cN labels beside the outermost points

@@ -177,6 +177,32 @@ std::string job_id_of(const fs::path& run_dir) {
   return p.filename().string();
 }
 
+// True when fingerprints.json has worker entries and every one says gpu.count 0. Anything else
+// (no file, another shape, a GPU somewhere) is false: the caveat is only printed when the run's
+// own record shows there was nothing to measure.
+bool fingerprints_without_gpus(const fs::path& run_dir) {
+  std::error_code ec;
+  const fs::path file = run_dir / "fingerprints.json";
+  if (!fs::is_regular_file(file, ec)) return false;
+  const Json j = detail::read_json_file(file.string());
+  const auto prints = j.find("fingerprints");
+  if (prints == j.end() || !prints->is_array()) return false;
+  int workers = 0;
+  for (const Json& f : *prints) {
+    if (!f.is_object()) return false;
+    const auto role = f.find("role");
+    if (role == f.end() || !role->is_string()) continue;
+    const std::string r = role->get<std::string>();
+    if (r != "prefill" && r != "decode" && r != "agg") continue;
+    const auto gpu = f.find("gpu");
+    if (gpu == f.end() || !gpu->is_object()) return false;
+    const auto count = gpu->find("count");
+    if (count == gpu->end() || !count->is_number_integer() || count->get<long long>() != 0) return false;
+    ++workers;
+  }
+  return workers > 0;
+}
+
 }  // namespace
 
 std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
@@ -195,6 +221,7 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
   }
   const GpuCount gpus = gpu_count(where.run_dir, by_name, options);
   const std::string job_id = job_id_of(where.run_dir);
+  const bool without_gpus = fingerprints_without_gpus(where.run_dir);
 
   std::vector<Run> runs;
   for (const auto& [name, set] : by_name) {
@@ -205,6 +232,7 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
     run.job_id = job_id;
     run.state = status.state;
     run.gpus = gpus;
+    run.without_gpus = without_gpus;
     run.expected_source = status.concurrencies.empty() ? "result files" : "status.json";
     std::set<int> expected(status.concurrencies.begin(), status.concurrencies.end());
     for (const auto& f : files) expected.insert(f.concurrency);

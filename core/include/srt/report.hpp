@@ -85,6 +85,10 @@ struct Run {
   GpuCount gpus;
   std::string expected_source;  // "status.json" or "result files"
   std::vector<Point> points;    // ascending concurrency; failed and missing ones included
+  // <run>/fingerprints.json (launch's preflight) found no GPU on any worker's node: a lab of
+  // stand-ins, whose numbers are a timing model's, not a measurement. The table and the
+  // picture say so.
+  bool without_gpus = false;
 
   std::string label() const;    // "<name> (job <id>)", the picture's legend
   int count(PointState s) const;
@@ -100,6 +104,10 @@ struct LoadOptions {
 // in file names that cannot be read or disagree. No GPU count at all is no error: the run's
 // gpus are !known() and its per-GPU figures 0.
 std::vector<Run> load_runs(const std::filesystem::path& dir, const LoadOptions& options = {});
+
+// What the table and the picture say of a run with Run::without_gpus.
+inline constexpr const char* kStandInCaveat =
+    "stand-in model, not a measurement (fingerprints.json: no GPU on the workers' nodes)";
 
 // The GPU count in one result file's name (the basename of `file`): `_gpus_<T>` anywhere, ended
 // by `_`, `-` or `.json`, with `_ctx_<P>_gen_<D>` right after it giving prefill and decode.

@@ -160,3 +160,34 @@ TEST_CASE("a tree whose names disagree, or hold a count that is none, is refused
   const fs::path zero = write_tree(tmp.path() / "zero", "run_conc", "_gpus_0.json", {4});
   CHECK_THAT(error_of(zero), Catch::Contains("run_conc4_gpus_0.json") && Catch::Contains("must be 1 or more"));
 }
+
+TEST_CASE("a run whose fingerprints show no GPU on any worker's node is a stand-in model") {
+  TempDir tmp;
+  auto run_dir = [&](const std::string& name, const std::string& fingerprints) {
+    const fs::path dir = tmp.path() / name;
+    write_tree(dir / "fixed-seq", kDisagg, kDisaggTail, {4, 8});
+    if (!fingerprints.empty()) write_file(dir / "fingerprints.json", fingerprints);
+    return dir;
+  };
+  auto prints = [](int prefill_gpus, int decode_gpus) {
+    srt::Json j;
+    j["fingerprints"] = srt::Json::array();
+    j["fingerprints"].push_back({{"role", "prefill"}, {"gpu", {{"count", prefill_gpus}}}});
+    j["fingerprints"].push_back({{"role", "decode"}, {"gpu", {{"count", decode_gpus}}}});
+    j["fingerprints"].push_back({{"role", "router"}, {"gpu", {{"count", 0}}}});
+    return j.dump();
+  };
+  const auto lab = srt::report::load_runs(run_dir("lab", prints(0, 0)));
+  REQUIRE(lab.size() == 1);
+  CHECK(lab[0].without_gpus);
+  const std::string table = srt::report::render_table(lab[0]);
+  CHECK(table.find(srt::report::kStandInCaveat) != std::string::npos);
+  CHECK(srt::report::plot_input(lab, tmp.path(), {}).value("caveat", "") == srt::report::kStandInCaveat);
+
+  CHECK_FALSE(srt::report::load_runs(run_dir("gpus", prints(8, 8)))[0].without_gpus);
+  CHECK_FALSE(srt::report::load_runs(run_dir("one-gpu-node", prints(0, 8)))[0].without_gpus);
+  CHECK_FALSE(srt::report::load_runs(run_dir("none", ""))[0].without_gpus);
+  // Another shape is no caveat (and no error): only the run's own record can claim it.
+  CHECK_FALSE(srt::report::load_runs(run_dir("odd", R"({"fingerprints": [{"role": "decode", "gpu": "none"}]})"))[0].without_gpus);
+  CHECK_FALSE(srt::report::load_runs(run_dir("routers-only", R"({"fingerprints": [{"role": "router", "gpu": {"count": 0}}]})"))[0].without_gpus);
+}
