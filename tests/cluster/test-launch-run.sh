@@ -13,7 +13,8 @@ recipe=${2:?usage: test-launch-run.sh BASE RECIPE}
 profile="$LAB_BASE/etc/srt/cluster.yaml"
 t0=$(lab_now)
 
-# Slower tokens keep the sweep running long enough to audit it while it serves.
+# Slower tokens keep the sweep running long enough to audit it while it serves (the 1P1D twin;
+# the 2P1D twin's recipe sets its own timing model, which is slower still).
 jid=$(SRT_STANDIN_TOKEN_MS=${SRT_STANDIN_TOKEN_MS:-20} launch_submit "$recipe")
 echo "job $jid: $(basename "$recipe")"
 launch_wait_state "$jid" benchmark 120 || { launch_show "$jid"; lab_fail "job $jid never reached the benchmark"; }
