@@ -5,8 +5,9 @@
 #    SlurmdTimeout (10 s in this lab) without an answer, marks node2 DOWN ("Not responding")
 #    and ends the job (NODE_FAIL). That DOWN is slurmctld's verdict on a dead daemon, not the
 #    plugin draining anything;
-#  - the job ends non-zero; status.json says why; the results of the concurrencies that
-#    finished and every log are kept;
+#  - the job ends non-zero; status.json and the console say "node failure" and name node2 and
+#    its step (the launcher asks Slurm, whether slurmctld's TERM or the dead step reaches it
+#    first); the results of the concurrencies that finished and every log are kept;
 #  - node1 and node3 have nothing of the job left once it ended. node2's slurmstepd cannot be
 #    told (its slurmd is gone), so its worker may outlive the job until slurmd comes back;
 #  - slurmd restarted on node2: it registers, slurmctld ends what is left of the job there,
@@ -45,8 +46,13 @@ echo "$result, $(lab_elapsed "$t0") s after the kill"
 echo "$node: $(node_state "$node") ($(node_reason "$node"))"
 [[ "$(node_state "$node")" == down* ]] || lab_fail "$node is $(node_state "$node"), expected down (slurmctld: not responding)"
 echo "status.json: $(launch_status "$jid" state): $(launch_status "$jid" reason)"
-[[ "$(launch_status "$jid" state)" == failed && "$(launch_status "$jid" reason)" == *"on $node"* ]] \
-  || { launch_show "$jid"; lab_fail "status.json does not name the step on $node"; }
+# Slurm's TERM to the batch step and the dead step on node2 race: whichever the launcher sees
+# first, it asks Slurm, and the reason is the node failure with the node and its steps.
+reason=$(launch_status "$jid" reason)
+[[ "$(launch_status "$jid" state)" == failed && "$reason" == "node failure: "* && "$reason" == *"decode_0 on $node"* ]] \
+  || { launch_show "$jid"; lab_fail "status.json does not say node failure naming decode_0 on $node: $reason"; }
+grep -F "node failure: Slurm ended the job" "$LAB_BASE/work/launch-$jid.out" >/dev/null \
+  || { launch_show "$jid"; lab_fail "the job's console does not say node failure"; }
 grep -F "DUE TO NODE FAILURE" "$LAB_BASE/work/launch-$jid.out" \
   || { launch_show "$jid"; lab_fail "the job's output lacks Slurm's node-failure line"; }
 dir=$(launch_job_dir "$jid")
