@@ -1,8 +1,6 @@
 #include "srt/submit.hpp"
 
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include "srt/error.hpp"
 
@@ -53,36 +51,6 @@ int concurrency_of(const std::string& file_name) {
   std::smatch m;
   if (!std::regex_search(file_name, m, re) || m[1].length() > 9) return -1;
   return std::stoi(m[1].str());
-}
-
-PointResult judge_point(int concurrency, const std::string& file) {
-  PointResult r;
-  r.concurrency = concurrency;
-  r.file = file;
-  if (file.empty()) {
-    r.problem = "no result file";
-    return r;
-  }
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  const Json j = Json::parse(text.str(), nullptr, false);
-  if (!in || j.is_discarded() || !j.is_object()) {
-    r.problem = "not a benchmark result (unreadable or not JSON)";
-    return r;
-  }
-  // One verdict for run and report: the report's rules, which include benchmark_serving.py's
-  // own (more than 5 % of the prompts failed), so a point cut short by a dead worker is failed
-  // even when some of its requests completed.
-  try {
-    const report::Point p = report::point_from_result(j, file, concurrency, report::GpuCount{});
-    r.completed = int(p.completed);
-    r.output_tokens = p.total_output_tokens;
-    r.problem = p.failure;
-  } catch (const Error& e) {
-    r.problem = e.what();
-  }
-  return r;
 }
 
 std::string inferencex_name(const std::string& base, std::uint64_t job_id, int concurrency,

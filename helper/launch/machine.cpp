@@ -17,6 +17,7 @@
 #include "node_failure.hpp"
 #include "preflight.hpp"
 #include "probe.hpp"
+#include "../results.hpp"
 #include "run_state.hpp"
 #include "signals.hpp"
 #include "srt/error.hpp"
@@ -138,7 +139,9 @@ class Launch {
       console_.line(what);
       console_.tail(job_.log_dir + "/" + s.process->log_file, kTailLines);
       if (s.process->critical) {
-        if (s.srun.exit_code() != 0) throw_if_node_failure();
+        // Whatever its exit code: srun of a step on a node Slurm declared failed exits 0
+        // ("srun: error: Node failure on node2"), seen on the lab with Slurm 22.05.
+        throw_if_node_failure();
         throw Stop{{"failed", what, 1}};
       }
     }
@@ -315,26 +318,24 @@ class Launch {
     check_results();
   }
 
-  // The validity gate: a result with zero completed requests or zero output tokens is a failed
-  // run, whatever the benchmark's exit status said.
+  // The validity gate (srt/validity.hpp), the one `run` and `report` apply: every planned
+  // concurrency point needs a result with completed requests and output tokens and at most 5 %
+  // failed prompts, whatever the benchmark's exit status said.
   void check_results() {
-    namespace fs = std::filesystem;
-    const fs::path dir = fs::path(job_.results_dir) / std::to_string(job_.plan.job_id);
-    int files = 0;
-    std::error_code ec;
-    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() != ".json" || it->path().filename() == "status.json") continue;
-      std::ifstream in(it->path());
-      const Json r = Json::parse(in, nullptr, false);
-      if (r.is_discarded() || !r.is_object() || !r.contains("completed")) continue;
-      ++files;
-      if (r.value("completed", 0) <= 0 || r.value("total_output_tokens", 0) <= 0)
-        throw Stop{{"failed", "benchmark result " + it->path().string() + " has " + std::to_string(r.value("completed", 0)) +
-                                  " completed requests and " + std::to_string(r.value("total_output_tokens", 0)) +
-                                  " output tokens", 1}};
+    const std::filesystem::path dir = std::filesystem::path(job_.results_dir) / std::to_string(job_.plan.job_id);
+    const std::vector<int>& planned = job_.recipe.benchmark.concurrencies;
+    const SweepVerdict v = judge_results(dir, planned);
+    if (planned.empty() && v.points.empty()) {
+      console_.line("benchmark results: none under " + (dir / "fixed-seq").string() +
+                    " and the recipe plans no concurrencies (benchmark.concurrencies): nothing to check");
+      return;
     }
-    console_.line("benchmark results: " + std::to_string(files) + " file(s) under " + dir.string() +
-                  (files ? ", every one with completed requests and output tokens" : " (none to check)"));
+    for (const auto& p : v.points)
+      console_.line("  c" + std::to_string(p.concurrency) + ": " +
+                    (p.problem.empty() ? "ok, " + std::to_string(p.completed) + " completed" : p.problem));
+    if (!v.valid) throw Stop{{"failed", "benchmark results invalid: " + v.problems(), 1}};
+    console_.line("benchmark results: " + std::to_string(v.points.size()) + " point(s) under " + (dir / "fixed-seq").string() +
+                  ", every one valid");
   }
 
   void teardown() {

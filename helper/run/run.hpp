@@ -7,6 +7,7 @@
 
 #include "srt/plan.hpp"
 #include "srt/submit.hpp"
+#include "../results.hpp"  // judge_point: the validity gate on a result file
 
 namespace srt::run {
 

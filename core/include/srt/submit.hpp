@@ -6,6 +6,7 @@
 
 #include "srt/plan.hpp"
 #include "srt/report.hpp"
+#include "srt/validity.hpp"  // PointResult: the validity gate, shared with launch and report
 
 namespace srt {
 
@@ -23,18 +24,6 @@ struct SubmitOptions {
 // recipe, the user's options, then the script.
 std::vector<std::string> sbatch_arguments(const Recipe& recipe, const Profile& profile,
                                           const SubmitOptions& options);
-
-// One benchmark_serving.py result file judged by the validity gate: srtctl reported success with
-// zero output tokens; here a point with no completed request or no output token has failed, and
-// so has one where more than 5 % of the prompts failed (report::point_from_result's rules).
-struct PointResult {
-  int concurrency = 0;
-  std::string file;       // "" = missing
-  int completed = 0;
-  long long output_tokens = 0;
-  std::string problem;    // "" = valid
-};
-PointResult judge_point(int concurrency, const std::string& file);
 
 // `-c<N>.json` -> N; -1 when the name has no such suffix (InferenceX's regex).
 int concurrency_of(const std::string& file_name);
