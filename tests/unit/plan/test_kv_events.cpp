@@ -2,6 +2,7 @@
 // and that in every mode each rank's socket has an address of its own on its node.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -99,12 +100,27 @@ TEST_CASE("relay: one kv-relay per worker on its node, distinct ingress files an
     const std::string ingress = env_of(w, "ATOM_KV_EVENTS_ENDPOINT");
     CHECK(ingress.rfind("ipc:///tmp/srt-kv-4242-", 0) == 0);
     CHECK(env_of(w, "INFERA_ATOM_KV_EVENTS_ENDPOINT") == ingress);
-    CHECK(relay->argv == std::vector<std::string>{"srt-helper", "kv-relay", "--ingress", ingress, "--bind",
-                                                  "tcp://*:" + std::to_string(relay->ports.at("kv_events")[0])});
+    // It binds the node's address, the one the Plan advertises, not every interface (issue 23).
+    const std::string advertised = "tcp://" + plan.nodes.at(std::size_t(relay->node_index)).address + ":" +
+                                   std::to_string(relay->ports.at("kv_events")[0]);
+    CHECK(advertised.rfind("tcp://10.0.0.", 0) == 0);
+    CHECK(std::count(plan.kv_event_endpoints.begin(), plan.kv_event_endpoints.end(), advertised) == 1);
+    CHECK(relay->argv == std::vector<std::string>{"srt-helper", "kv-relay", "--ingress", ingress, "--bind", advertised});
     ingresses.insert(ingress);
   }
   CHECK(ingresses.size() == 4);
   require_no_shared_port(plan);
+}
+
+TEST_CASE("relay: a node known only by its name (no IPv4 address) binds every interface") {
+  srt::PlanInputs in = inputs(2);
+  in.addresses.clear();  // the Plan then advertises the node's name, which libzmq cannot bind
+  in.kv_events_capability = "connect";
+  const srt::Plan plan = srt::make_plan(two_workers_per_node(), srt::default_profile(), in);
+  const srt::Process* relay = plan.find("kv-relay:prefill:0");
+  REQUIRE(relay);
+  CHECK(relay->argv.back() == "tcp://*:" + std::to_string(relay->ports.at("kv_events")[0]));
+  CHECK(plan.kv_event_endpoints.front() == "tcp://" + relay->node + ":" + std::to_string(relay->ports.at("kv_events")[0]));
 }
 
 TEST_CASE("capability none: refused with the worker, the image and what it lacks") {
