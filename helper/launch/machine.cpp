@@ -113,10 +113,12 @@ class Launch {
   void throw_if_node_failure() {
     std::vector<std::string> nodes;
     for (const auto& n : job_.plan.nodes) nodes.push_back(n.name);
-    if (const auto why = node_failure(job_.plan.job_id, nodes, steps_)) {
+    std::string asked;
+    if (const auto why = node_failure(job_.plan.job_id, nodes, steps_, &asked)) {
       console_.line(*why + " during " + state_);
       throw Stop{{"failed", *why + " during " + state_, 1}};
     }
+    console_.line("Slurm: " + asked + " (not a node failure)");
   }
 
   bool check(const RunningStep* awaited = nullptr) {

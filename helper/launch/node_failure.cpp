@@ -13,15 +13,22 @@ constexpr double kSettleSeconds = 2;  // slurmctld may not have marked the job y
 constexpr auto kPoll = std::chrono::milliseconds(200);
 
 // `scontrol -o show job` once Slurm has decided: NODE_FAIL, another end (a cancel), or, still
-// RUNNING after kSettleSeconds, no decision (a worker that crashed by itself).
-std::string settled_job_state(std::uint64_t job_id) {
+// RUNNING or COMPLETING (which hides the base state) after kSettleSeconds, no decision (a worker
+// that crashed by itself). A failed scontrol is asked again within the same time: slurmctld,
+// busy ending the job on a loaded machine, was seen to refuse it once ("" and `error` then).
+std::string settled_job_state(std::uint64_t job_id, std::string& error) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kSettleSeconds);
   for (;;) {
     int status = 0;
-    const std::string job = run_capture({"scontrol", "-o", "show", "job", std::to_string(job_id)}, kAskSeconds, &status);
-    if (status != 0) return "";
-    if (ended_by_node_failure(job) || scontrol_field(job, "JobState") != "RUNNING") return job;
-    if (std::chrono::steady_clock::now() >= deadline) return job;
+    const std::string job =
+        run_capture({"scontrol", "-o", "show", "job", std::to_string(job_id)}, kAskSeconds, &status, true);
+    const std::string state = status == 0 ? scontrol_field(job, "JobState") : "";
+    if (status == 0 && (ended_by_node_failure(job) || (state != "RUNNING" && state != "COMPLETING"))) return job;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      if (status == 0) return job;
+      error = job.substr(0, job.find('\n'));
+      return "";
+    }
     std::this_thread::sleep_for(kPoll);
   }
 }
@@ -36,9 +43,15 @@ std::string steps_on(const std::vector<RunningStep>& steps, const std::string& n
 }  // namespace
 
 std::optional<std::string> node_failure(std::uint64_t job_id, const std::vector<std::string>& job_nodes,
-                                        const std::vector<RunningStep>& steps) {
-  const std::string job = settled_job_state(job_id);
-  if (!ended_by_node_failure(job)) return std::nullopt;
+                                        const std::vector<RunningStep>& steps, std::string* asked) {
+  std::string error;
+  const std::string job = settled_job_state(job_id, error);
+  if (!ended_by_node_failure(job)) {
+    if (asked)
+      *asked = job.empty() ? "scontrol show job did not answer (" + error + ")"
+                           : "JobState=" + scontrol_field(job, "JobState") + " Reason=" + scontrol_field(job, "Reason");
+    return std::nullopt;
+  }
   std::string why = "node failure: Slurm ended the job (JobState=" + scontrol_field(job, "JobState") +
                     " Reason=" + scontrol_field(job, "Reason") + ")";
   std::string list;
