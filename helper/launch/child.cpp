@@ -99,6 +99,24 @@ std::string Child::describe() const {
   return "exit code " + std::to_string(exit_code_);
 }
 
+int run_to_fd(const std::vector<std::string>& argv, double timeout_seconds, int out_fd) {
+  const pid_t pid = fork_exec(argv, {}, {}, out_fd);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  int st = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &st, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return -1;
+    if (std::chrono::steady_clock::now() >= end) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &st, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 std::string run_capture(const std::vector<std::string>& argv, double timeout_seconds, int* status, bool with_stderr) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) fail(std::string("pipe failed: ") + std::strerror(errno));

@@ -44,4 +44,9 @@ class Child {
 std::string run_capture(const std::vector<std::string>& argv, double timeout_seconds, int* status = nullptr,
                         bool with_stderr = false);
 
+// Runs argv to completion (bounded as run_capture) with its stdout on `out_fd` (a file the
+// caller created safely: tar writes its archive there instead of opening a path); returns the
+// exit code, -1 on timeout or signal.
+int run_to_fd(const std::vector<std::string>& argv, double timeout_seconds, int out_fd);
+
 }  // namespace srt::launch

@@ -1,7 +1,13 @@
 #include "console.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <fstream>
+#include <optional>
+
+#include "../safe_dir.hpp"
+#include "srt/error.hpp"
 
 namespace srt::launch {
 
@@ -13,7 +19,17 @@ Console::~Console() {
 
 void Console::open_log(const std::string& path) {
   if (log_) std::fclose(log_);
-  log_ = std::fopen(path.c_str(), "ae");  // close-on-exec: steps must not inherit it
+  log_ = nullptr;
+  // In the job's own log directory (checked again on its descriptor), appended without following
+  // a link: a sweep log planted as a symlink to ~/.ssh/authorized_keys is refused, not written.
+  const std::size_t slash = path.rfind('/');
+  const std::optional<helper::SafeDir> dir =
+      helper::SafeDir::open(slash == std::string::npos ? "." : path.substr(0, slash), {"log directory", "remove it"}, false);
+  if (!dir) fail("the log directory of " + path + " is missing");
+  helper::Fd fd = dir->append_file(path.substr(slash + 1));  // close-on-exec: steps must not inherit it
+  log_ = ::fdopen(fd.get(), "a");
+  if (!log_) fail("cannot open " + path + ": " + std::strerror(errno));
+  fd.release();
 }
 
 double Console::seconds() const {

@@ -14,6 +14,8 @@ class Console {
   Console(const Console&) = delete;
   Console& operator=(const Console&) = delete;
 
+  // Appends to `path` in a directory of this user's (helper/safe_dir.hpp); throws srt::Error when
+  // the file is a symlink, not a regular file, not ours, or its directory is not safe.
   void open_log(const std::string& path);
   void line(const std::string& text);
   // The last `lines` lines of a log file, indented, for a process that ended the job.

@@ -1,12 +1,11 @@
 // The launcher's inputs: the same bytes, profile, node list and job id the plugin used, so the
 // Plan computed here is the Plan every slurmstepd computed (checked by digest).
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "../common.hpp"
@@ -31,16 +30,23 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-void make_dirs(const std::string& path) {
-  std::string partial;
-  for (std::size_t i = 0; i <= path.size(); ++i) {
-    if (i < path.size() && path[i] != '/') continue;
-    partial = path.substr(0, i);
-    if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
-      fail("cannot create " + partial + ": " + std::strerror(errno),
-           "check the profile's output_dir/results_root and their permissions");
-  }
+// A job directory someone else made (job ids are sequential and squeue shows them) is refused:
+// whatever it holds, symlinks into the user's home included, would be written through.
+const helper::SafeDir::Purpose kJobDirPurpose{
+    "job directory",
+    "remove it or choose another results_root (or output_dir) in the cluster profile; in a shared results_root "
+    "only its owner or an administrator can remove it"};
+
+std::shared_ptr<const helper::SafeDir> own_dir(const std::string& path, const helper::SafeDir::Purpose& purpose) {
+  std::optional<helper::SafeDir> dir = helper::SafeDir::open(path, purpose, true);
+  if (!dir) fail("cannot create the " + purpose.what + " " + path);
+  return std::make_shared<const helper::SafeDir>(std::move(*dir));
+}
+
+std::shared_ptr<const helper::SafeDir> own_sub(const helper::SafeDir& parent, const std::string& name) {
+  std::optional<helper::SafeDir> dir = parent.sub(name, true);
+  if (!dir) fail("cannot create " + parent.path_of(name));
+  return std::make_shared<const helper::SafeDir>(std::move(*dir));
 }
 
 // srt-exec lives beside srt-helper in a build tree and in the libexec dir when installed.
@@ -135,7 +141,15 @@ Job load_job(const Options& o) {
   job.results_dir = job.profile.results_root;
   job.srt_exec = find_srt_exec(o.srt_exec);
   job.srt_helper = self_path();
-  if (!o.dry_run) make_dirs(job.log_dir);
+  if (!o.dry_run) {
+    job.dir = own_dir(job.job_dir, kJobDirPurpose);
+    job.logs = own_sub(*job.dir, "logs");
+    // Where the benchmark writes (/results/<jobid>): made and checked here too, before any step.
+    const std::string results = job.results_dir + "/" + std::to_string(job.plan.job_id);
+    job.results = job.results_dir.empty() ? nullptr
+                  : results == job.job_dir ? job.dir
+                                           : own_dir(results, {"results directory", kJobDirPurpose.remedy});
+  }
   return job;
 }
 

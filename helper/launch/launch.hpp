@@ -7,9 +7,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "../safe_dir.hpp"
 #include "srt/plan.hpp"
 #include "srt/profile.hpp"
 #include "srt/recipe.hpp"
@@ -36,6 +38,10 @@ struct Job {
   std::string job_dir;        // <output_dir or results_root>/<jobid>: status.json, logs.tar.gz
   std::string log_dir;        // <job_dir>/logs: every step's .out file (srtctl's layout)
   std::string results_dir;    // host side of /results
+  // The job's directories, held open and checked (helper/safe_dir.hpp): the launcher writes
+  // every file of its own relative to them. Null in --dry-run, which writes nothing. `results`
+  // is <results_root>/<jobid> (the same directory as `dir` without output_dir).
+  std::shared_ptr<const helper::SafeDir> dir, logs, results;
   int health_budget_seconds = 0;  // health_check max_attempts x interval_seconds
   bool rdma = false;          // mooncake_protocol rdma: /dev/infiniband, providers, memlock
   std::string srt_exec;       // host path of srt-exec

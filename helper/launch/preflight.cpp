@@ -96,9 +96,13 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
     mismatches.push_back({{"field", m.field}, {"expected", m.expected}, {"found", m.found}, {"where", m.where}});
   const Json out = {{"job_id", job.plan.job_id}, {"recipe", job.recipe.name}, {"fingerprints", doc},
                     {"identity_mismatches", mismatches}, {"identity_mismatch_policy", job.profile.identity_mismatch}};
-  const std::string path = job.job_dir + "/fingerprints.json";
-  std::ofstream(path + ".tmp") << out.dump(2) << "\n";
-  std::rename((path + ".tmp").c_str(), path.c_str());
+  if (job.dir) {
+    try {
+      job.dir->write_file("fingerprints.json", out.dump(2) + "\n");  // never through a planted link
+    } catch (const Error& e) {
+      std::fprintf(stderr, "srt-helper launch: %s\n", e.what());
+    }
+  }
 
   // KV events: the profile may pin what the images can do; `auto` takes what preflight found.
   const std::string found = common_kv_capability(v.prints);

@@ -1,14 +1,23 @@
 // status.json: how the job ended, every process's exit, and when each state began.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include "child.hpp"
 #include "run_state.hpp"
+#include "srt/error.hpp"
 
 namespace srt::launch {
+namespace {
 
-void write_json_atomically(const std::string& path, const Json& j);
+// Best effort, as a status must never stop the teardown; a failure is said on stderr.
+void write_json(const helper::SafeDir& dir, const std::string& name, const Json& j) {
+  try {
+    dir.write_file(name, j.dump(2) + "\n");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "srt-helper launch: %s\n", e.what());
+  }
+}
+
+}  // namespace
 
 void write_status(const Job& job, const std::vector<RunningStep>& steps, const Outcome& outcome,
                   const Timings& timings, double started_unix) {
@@ -38,22 +47,28 @@ void write_status(const Job& job, const std::vector<RunningStep>& steps, const O
     }
     j["processes"].push_back(std::move(p));
   }
-  write_json_atomically(job.job_dir + "/status.json", j);
+  write_json(*job.dir, "status.json", j);
   // The Plan beside the results: GPU counts for the report and InferenceX's file names.
-  write_json_atomically(job.job_dir + "/plan.json", plan_to_json(job.plan));
-}
-
-void write_json_atomically(const std::string& path, const Json& j) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << "\n";
-    if (!out) return;
-  }
-  std::rename(tmp.c_str(), path.c_str());
+  write_json(*job.dir, "plan.json", plan_to_json(job.plan));
 }
 
 namespace {
+
+// tar writes the archive to its stdout, a file created here (O_EXCL, never through a link) and
+// renamed into place once tar has succeeded; `tar -C DIR -czf PATH` would open PATH itself.
+int tar_into(const helper::SafeDir& dir, const std::string& name, const std::vector<std::string>& tar_args) {
+  try {
+    helper::NewFile out = dir.new_file(name);
+    std::vector<std::string> argv = {"tar"};
+    argv.insert(argv.end(), tar_args.begin(), tar_args.end());
+    const int status = run_to_fd(argv, 60, out.fd());
+    if (status == 0) out.commit();
+    return status;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "srt-helper launch: %s\n", e.what());
+    return -1;
+  }
+}
 
 // InferenceX collects /results/<job>/runtime-logs.tar.gz, which the benchmark command writes from
 // its EXIT trap. A benchmark stopped by a signal (a worker or the router died, scancel) leaves
@@ -61,34 +76,33 @@ namespace {
 // are killed while tar writes; seen in the lab). The logs of a failed run matter most, so the
 // launcher writes the same tarball (`tar -C /logs .`) when the benchmark's is missing or unreadable.
 void archive_runtime_logs(const Job& job, Console& console) {
-  namespace fs = std::filesystem;
-  if (job.results_dir.empty()) return;
-  const fs::path target = fs::path(job.results_dir) / std::to_string(job.plan.job_id) / "runtime-logs.tar.gz";
-  std::error_code ec;
-  if (!fs::is_directory(target.parent_path(), ec)) return;
-  int status = 0;
+  if (!job.results) return;
+  const helper::SafeDir& dir = *job.results;
+  const std::string name = "runtime-logs.tar.gz";
+  const std::string target = dir.path_of(name);
   std::string why = "the benchmark left no runtime-logs.tar.gz";
-  if (fs::exists(target, ec)) {
-    run_capture({"tar", "-tzf", target.string()}, 60, &status, true);
+  const std::string kind = dir.kind_of(name);
+  if (kind == "regular") {
+    int status = 0;
+    run_capture({"tar", "-tzf", target}, 60, &status, true);
     if (status == 0) return;
     why = "the benchmark's runtime-logs.tar.gz is unreadable (stopped while writing it)";
+  } else if (kind != "missing") {
+    why = "the benchmark's runtime-logs.tar.gz is not a regular file (" + kind + ")";
   }
-  const std::string tmp = target.string() + ".tmp";
-  run_capture({"tar", "-C", job.log_dir, "-czf", tmp, "."}, 60, &status);
-  if (status == 0 && std::rename(tmp.c_str(), target.c_str()) == 0) {
-    console.line(why + ": written by the launcher in " + target.string());
+  const int status = tar_into(dir, name, {"-C", job.log_dir, "-cz", "-f", "-", "."});
+  if (status == 0) {
+    console.line(why + ": written by the launcher in " + target);
     return;
   }
-  fs::remove(tmp, ec);
-  console.line("could not write " + target.string() + " (tar returned " + std::to_string(status) + ")");
+  console.line("could not write " + target + " (tar returned " + std::to_string(status) + ")");
 }
 
 }  // namespace
 
 void archive_logs(const Job& job, Console& console) {
-  int status = 0;
-  run_capture({"tar", "-C", job.job_dir, "-czf", job.job_dir + "/logs.tar.gz", "logs"}, 60, &status);
-  if (status == 0) console.line("logs archived in " + job.job_dir + "/logs.tar.gz");
+  const int status = tar_into(*job.dir, "logs.tar.gz", {"-C", job.job_dir, "-cz", "-f", "-", "logs"});
+  if (status == 0) console.line("logs archived in " + job.dir->path_of("logs.tar.gz"));
   else console.line("could not archive " + job.log_dir + " (tar returned " + std::to_string(status) + ")");
   archive_runtime_logs(job, console);
 }
