@@ -27,14 +27,15 @@ struct RunArgs {
 int run_recipe(const RunArgs& a) {
   const run::Submitted job = run::submit(a.request);
   std::printf("Submitted batch job %llu\n", static_cast<unsigned long long>(job.job_id));
-  const std::string root = job.profile.output_dir.empty() ? job.profile.results_root : job.profile.output_dir;
-  const std::string follow = root + "/sweep_" + std::to_string(job.job_id) + ".log";
+  const std::string follow =
+      job.output_file.empty() ? "slurm-" + std::to_string(job.job_id) + ".out" : job.output_file;
   const double timeout = a.timeout > 0 ? a.timeout : 24 * 3600.0;
   const run::JobEnd end = run::wait_for_job(job.job_id, follow, timeout);
   std::printf("job %llu ended: %s, exit code %s%s\n", static_cast<unsigned long long>(job.job_id),
               end.state.c_str(), end.exit_code.c_str(), end.timed_out_waiting ? " (stopped waiting)" : "");
 
   const run::Collected c = run::collect(job, a.results, job.recipe.benchmark.concurrencies);
+  for (const auto& left_out : c.not_copied) std::printf("note: not copied: %s\n", left_out.c_str());
   if (!c.launcher_state.empty() && c.launcher_state != "completed")
     std::printf("reason: %s: %s\n", c.launcher_state.c_str(), c.launcher_reason.c_str());
   for (const auto& p : c.points)

@@ -1,9 +1,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 
+#include "../safe_dir.hpp"
 #include "run.hpp"
 #include "srt/error.hpp"
 
@@ -18,18 +19,19 @@ std::string result_base(const Recipe& recipe) {
   return recipe.name;
 }
 
-void copy_tree(const fs::path& from, const fs::path& to) {
-  std::error_code ec;
-  fs::create_directories(to, ec);
-  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
-  if (ec) fail("cannot copy " + from.string() + " to " + to.string() + ": " + ec.message());
-}
+// A <jobid> someone else made before the job (job ids are sequential, squeue shows them) holds
+// whatever they put there: forged results, symlinks into this user's home. The launcher refuses
+// to run in one; run refuses to collect from one.
+const helper::SafeDir::Purpose kJobResults{
+    "job's results directory",
+    "remove it or choose another results_root (or output_dir) in the cluster profile; in a shared results_root "
+    "only its owner or an administrator can remove it"};
 
 // status.json's state and reason; empty when the launcher never wrote it (the job died first).
-void read_launcher_status(const fs::path& file, Collected& c) {
-  std::ifstream in(file);
-  if (!in) return;
-  const Json status = Json::parse(in, nullptr, false);
+void read_launcher_status(const helper::SafeDir& dir, Collected& c) {
+  const std::optional<std::string> text = dir.read_file("status.json");
+  if (!text) return;
+  const Json status = Json::parse(*text, nullptr, false);
   if (!status.is_object()) return;
   if (const auto s = status.find("state"); s != status.end() && s->is_string()) c.launcher_state = *s;
   if (const auto r = status.find("reason"); r != status.end() && r->is_string()) c.launcher_reason = *r;
@@ -39,21 +41,22 @@ void read_launcher_status(const fs::path& file, Collected& c) {
 
 Collected collect(const Submitted& job, const std::string& results_dir, const std::vector<int>& expected) {
   const std::string id = std::to_string(job.job_id);
-  const fs::path source = fs::path(job.profile.results_root) / id;
+  const fs::path source_path = fs::path(job.profile.results_root) / id;
   Collected c;
-  c.dir = results_dir.empty() ? source.string() : (fs::path(results_dir) / id).string();
-  if (!results_dir.empty() && fs::exists(source) && fs::path(c.dir) != source) copy_tree(source, c.dir);
-
-  read_launcher_status(fs::path(c.dir) / "status.json", c);
+  c.dir = results_dir.empty() ? source_path.string() : (fs::path(results_dir) / id).string();
+  std::optional<helper::SafeDir> dir = helper::SafeDir::open(source_path.string(), kJobResults, false);
+  if (dir && !results_dir.empty() && fs::path(c.dir) != source_path) {
+    std::optional<helper::SafeDir> copy =
+        helper::SafeDir::open(c.dir, {"copy of the results", "remove it or choose another --results directory"}, true);
+    c.not_copied = helper::copy_tree(*dir, *copy);
+    dir = std::move(copy);
+  }
 
   std::map<int, std::string> found;
-  const fs::path fixed = fs::path(c.dir) / "fixed-seq";
-  std::error_code ec;
-  if (fs::is_directory(fixed, ec))
-    for (const auto& entry : fs::directory_iterator(fixed, ec)) {
-      const int n = concurrency_of(entry.path().filename().string());
-      if (n >= 0) found[n] = entry.path().string();
-    }
+  if (dir) {
+    read_launcher_status(*dir, c);
+    found = find_result_files(dir->path());
+  }
   std::vector<int> points = expected;
   for (const auto& [n, file] : found)
     if (std::find(points.begin(), points.end(), n) == points.end()) points.push_back(n);
@@ -61,28 +64,41 @@ Collected collect(const Submitted& job, const std::string& results_dir, const st
 
   // InferenceX's renamed copies, from the Plan recorded with the results when there is one.
   report::GpuCount gpus;
-  const fs::path plan_file = fs::path(c.dir) / "plan.json";
-  std::ifstream plan_in(plan_file);
-  if (plan_in) {
+  if (const std::optional<std::string> plan = dir ? dir->read_file("plan.json") : std::nullopt) {
     try {
-      gpus = report::gpus_from_plan(Json::parse(plan_in), plan_file.string());
+      gpus = report::gpus_from_plan(Json::parse(*plan), dir->path_of("plan.json"));
     } catch (const std::exception&) {
       gpus = report::GpuCount{};  // no renamed copies without GPU counts; the points are still judged
     }
   }
+  std::optional<helper::SafeDir> fixed;
+  try {
+    if (dir && gpus.total > 0) fixed = dir->sub("fixed-seq", false);
+  } catch (const Error&) {
+    // not ours or a link: find_result_files found nothing there either
+  }
+  // Best effort, as before: a copy that fails is listed with what was left out.
+  const auto copy_into_results = [&](const helper::SafeDir& from, const std::string& name, const std::string& to_name) {
+    std::string why;
+    try {
+      if (!helper::copy_file(from, name, *dir, to_name, &why)) c.not_copied.push_back(from.path_of(name) + ": " + why);
+    } catch (const Error& e) {
+      c.not_copied.push_back(from.path_of(name) + ": " + e.what());
+    }
+  };
   const bool disagg = job.recipe.resources.disaggregated();
   c.all_valid = !points.empty();
   for (int n : points) {
     auto it = found.find(n);
     PointResult r = judge_point(n, it == found.end() ? "" : it->second);
     if (!r.problem.empty()) c.all_valid = false;
-    if (it != found.end() && gpus.total > 0)
-      fs::copy_file(it->second, fs::path(c.dir) / inferencex_name(result_base(job.recipe), job.job_id, n, gpus, disagg),
-                    fs::copy_options::overwrite_existing, ec);
+    if (it != found.end() && fixed)
+      copy_into_results(*fixed, fs::path(it->second).filename().string(),
+                        inferencex_name(result_base(job.recipe), job.job_id, n, gpus, disagg));
     c.points.push_back(r);
   }
-  const fs::path logs = fs::path(c.dir) / "runtime-logs.tar.gz";
-  if (fs::exists(logs)) fs::copy_file(logs, fs::path(c.dir) / "multinode_server_logs.tar.gz", fs::copy_options::overwrite_existing, ec);
+  if (dir && dir->kind_of("runtime-logs.tar.gz") == "regular")
+    copy_into_results(*dir, "runtime-logs.tar.gz", "multinode_server_logs.tar.gz");
   return c;
 }
 

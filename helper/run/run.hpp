@@ -22,7 +22,10 @@ struct Submitted {
   std::uint64_t job_id = 0;
   Recipe recipe;
   Profile profile;
-  std::string recipe_file;              // what --srt-recipe got
+  std::string recipe_file;              // what --srt-recipe got (gone once sbatch returned, with --set/--unset)
+  // sbatch's log of the job (--output, %j filled in); "" = sbatch's default, slurm-<job>.out in
+  // the working directory: a results_root others can write could hold a planted symlink there.
+  std::string output_file;
 };
 
 // Builds sbatch's arguments (core/submit) and runs sbatch; throws srt::Error with sbatch's own
@@ -46,10 +49,13 @@ struct Collected {
   bool all_valid = false;
   // The launcher's own verdict (status.json): why the job ended, naming the step that died.
   std::string launcher_state, launcher_reason;
+  std::vector<std::string> not_copied;  // "PATH: why" for each entry the copy left out (a symlink, a FIFO)
 };
 
-// Copies <results_root>/<job>/ into `results_dir`/<job>/, adds InferenceX's renamed copies and
-// multinode_server_logs.tar.gz, and judges every point. `expected` empty = whatever was found.
+// Copies <results_root>/<job>/ into `results_dir`/<job>/ (directories and regular files; no link
+// is followed), adds InferenceX's renamed copies and multinode_server_logs.tar.gz, and judges
+// every point. `expected` empty = whatever was found. Throws srt::Error when <results_root>/<job>
+// is not this user's (helper/safe_dir.hpp): someone else made it, or others can write it.
 Collected collect(const Submitted& job, const std::string& results_dir, const std::vector<int>& expected);
 
 // Where the srt-job script is: beside this program (build tree and install), else on PATH.

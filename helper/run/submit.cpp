@@ -6,6 +6,7 @@
 
 #include "../common.hpp"
 #include "../launch/child.hpp"
+#include "../safe_dir.hpp"
 #include "run.hpp"
 #include "srt/error.hpp"
 
@@ -54,7 +55,9 @@ Submitted submit(const SubmitRequest& req) {
   o.job_script = find_job_script();
   if (const char* runner = std::getenv("RUNNER_NAME")) o.job_name_override = runner;
   const std::string root = s.profile.output_dir.empty() ? s.profile.results_root : s.profile.output_dir;
-  if (!root.empty() && access(root.c_str(), W_OK) == 0) o.output = root + "/sweep_%j.log";
+  // slurmstepd creates sbatch's log by path, following a symlink: only where nobody else can
+  // plant one. Elsewhere sbatch's default (slurm-<job>.out here) holds it.
+  if (!root.empty() && helper::only_this_user_writes(root)) o.output = root + "/sweep_%j.log";
   o.extra = req.sbatch_extra;
   // The launcher inside the job must read the same profile the plugin checked the job against.
   const std::string profile_path = find_profile_path(req.profile);
@@ -73,6 +76,7 @@ Submitted submit(const SubmitRequest& req) {
     fail("sbatch refused the job (exit " + std::to_string(status) + ")" + (out.empty() ? "" : ": " + out),
          "its messages above say why");
   s.job_id = std::stoull(first);
+  if (!o.output.empty()) s.output_file = root + "/sweep_" + first + ".log";
   return s;
 }
 

@@ -233,6 +233,9 @@ case_run() {
   check_home "run --results from the victim's own job directory"
   grep -qE "^  c4 +ok: 40 completed" "$out" || fail "run did not judge the victim's own c4 result"
   [[ -f "$pub/4243/fixed-seq/lab-c4.json" && -f "$pub/4243/plan.json" ]] || fail "the results were not copied to $pub/4243"
+  compgen -G "$pub/4243/*_srt-4243_conc4_gpus_16*.json" >/dev/null || fail "no InferenceX copy of c4 in $pub/4243"
+  [[ "$(cat "$pub/4243/multinode_server_logs.tar.gz")" == "runtime logs of job 4243" ]] ||
+    fail "multinode_server_logs.tar.gz is not the job's runtime-logs.tar.gz"
   [[ ! -e "$pub/4243/home" && ! -L "$pub/4243/home" ]] || fail "the symlink $dir/home was copied"
   ! grep -rqF "the victim's secret" "$pub" || fail "the victim's home was copied into the published results"
   grep -F "$dir/home" "$out" | grep -q "symbolic link" || fail "run does not say it left out the symlink $dir/home"
