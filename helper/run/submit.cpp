@@ -2,7 +2,7 @@
 
 #include <climits>
 #include <cstdlib>
-#include <fstream>
+#include <optional>
 
 #include "../common.hpp"
 #include "../launch/child.hpp"
@@ -22,14 +22,17 @@ std::string self_dir() {
   return path.substr(0, path.rfind('/'));
 }
 
-// With --set/--unset the effective recipe goes to a file beside the original, so the plugin
-// validates and snapshots exactly what runs. JSON is YAML, and PyYAML reads it the same way.
-std::string write_effective_recipe(const Recipe& recipe, const std::string& original) {
-  const std::string path = original + ".srt-effective.yaml";
-  std::ofstream out(path, std::ios::trunc);
-  out << "# " << original << " with srt-helper's --set/--unset applied\n" << recipe.source.root.dump(2) << "\n";
-  if (!out) fail("cannot write the effective recipe to " + path, "make the recipe's directory writable");
-  return path;
+// With --set/--unset the effective recipe goes to a file of its own, so the plugin validates and
+// snapshots exactly what runs. Not beside the original: in a shared recipe directory anyone could
+// plant <recipe>.srt-effective.yaml as a symlink, or swap the file before sbatch reads it (issue
+// 23, finding 2). It lives in a private directory (mkdtemp, 0700) that goes once sbatch has
+// returned: the plugin snapshots the recipe at submit and nothing reads the path afterwards.
+// JSON is YAML, and PyYAML reads it the same way.
+std::string write_effective_recipe(const helper::TempDir& tmp, const Recipe& recipe, const std::string& original) {
+  const std::string name = original.substr(original.rfind('/') + 1);
+  tmp.dir().write_file(name, "# " + original + " with srt-helper's --set/--unset applied\n" + recipe.source.root.dump(2) + "\n",
+                       0600);
+  return tmp.dir().path_of(name);
 }
 
 }  // namespace
@@ -48,7 +51,13 @@ Submitted submit(const SubmitRequest& req) {
   ro.unset = req.unset;
   ro.default_gpus_per_node = s.profile.gpus_per_node;
   s.recipe = load_recipe_file(req.recipe, ro);
-  s.recipe_file = req.set.empty() && req.unset.empty() ? req.recipe : write_effective_recipe(s.recipe, req.recipe);
+  std::optional<helper::TempDir> tmp;
+  if (req.set.empty() && req.unset.empty()) {
+    s.recipe_file = req.recipe;
+  } else {
+    tmp.emplace("srt-effective.");
+    s.recipe_file = write_effective_recipe(*tmp, s.recipe, req.recipe);
+  }
 
   SubmitOptions o;
   o.recipe_path = s.recipe_file;

@@ -40,12 +40,18 @@ restore() { launch_cancel_job; set_capability offset; }
 trap restore EXIT
 set_capability "$capability"
 
-# --set writes the effective recipe beside the original: a copy in the lab's work directory
-# keeps the source tree clean.
+# The recipe submitted from a copy in the lab's work directory. --set writes the effective recipe
+# in a private directory that is gone once sbatch returns; the kv-watch steps below get the same
+# recipe written here (PyYAML, as submit writes it: JSON, which is YAML).
 work="$LAB_BASE/work/kv-$mode"
 mkdir -p "$work"
 cp "$recipe" "$work/"
 copy="$work/$(basename "$recipe")"
+effective="$copy.kv-events.yaml"
+/usr/bin/python3 -c 'import json,sys,yaml
+r = yaml.safe_load(open(sys.argv[1]))
+r["backend"]["enable_kv_events"] = True
+json.dump(r, open(sys.argv[2], "w"), indent=2)' "$copy" "$effective"
 # kv_submit: `srt-helper submit` as a user runs it; prints sbatch's messages, sets `jid`.
 kv_submit() {
   local out
@@ -96,14 +102,14 @@ expect=1  # offset: one rank per endpoint
 print(max(p["ranks"] for p in json.load(open(sys.argv[1]))["processes"] if p["role"] in ("prefill","decode","agg")))' "$plan")
 
 # One subscriber per node, as overlapping steps started as from a shell in the job (its node list,
-# its recipe: the effective one `submit --set` wrote): the plugin gives them the job's contract,
+# its recipe with KV events on, as `submit --set` submitted it): the plugin gives them the job's contract,
 # so no endpoint is named on the command line. (An srun --jobid from outside the job has only
 # its step's nodes in SLURM_JOB_NODELIST, and the plugin then refuses the step.) Bounded by
 # --seconds; each returns as soon as every endpoint delivered `expect` ranks.
 watchers=() pids=()
 for node in $(scontrol show hostnames "$nodelist"); do
   SLURM_JOB_NODELIST=$nodelist srun --jobid="$jid" --overlap --nodes=1 --ntasks=1 --nodelist="$node" --job-name=kv_watch --input=none \
-    --srt-recipe="$copy.srt-effective.yaml" \
+    --srt-recipe="$effective" \
     "$SRT_HELPER" kv-watch --expect-ranks "$expect" --seconds 30 --json \
     > "$work/watch-$jid-$node.json" 2> "$work/watch-$jid-$node.err" &
   pids+=($!)
