@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "kv/event_batch.hpp"
 #include "kv/watch.hpp"
 #include "srt/document.hpp"
 #include "srt/error.hpp"
@@ -47,7 +48,7 @@ Json to_json(const kv::WatchResult& r, int expect) {
     for (const auto& [rank, t] : e.ranks)
       ranks[rank_name(rank)] = {{"batches", t.batches}, {"events", t.events}, {"seq_gaps", t.seq_gaps}};
     j["endpoints"].push_back({{"endpoint", e.endpoint}, {"ranks", ranks}, {"undecodable", e.undecodable},
-                              {"last_error", e.last_error}});
+                              {"last_error", e.last_error}, {"reconnects", e.reconnects}});
   }
   return j;
 }
@@ -63,6 +64,10 @@ void print_table(const kv::WatchResult& r) {
     if (e.undecodable)
       std::printf("%-32s %llu undecodable message(s), last: %s\n", e.endpoint.c_str(),
                   static_cast<unsigned long long>(e.undecodable), e.last_error.c_str());
+    if (e.reconnects)
+      std::printf("%-32s the connection ended %llu time(s) and was made again (a message over %lld MiB ends it)\n",
+                  e.endpoint.c_str(), static_cast<unsigned long long>(e.reconnects),
+                  static_cast<long long>(kv::kMaxEventMessageBytes >> 20));
   }
 }
 

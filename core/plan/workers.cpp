@@ -1,3 +1,5 @@
+#include <arpa/inet.h>
+
 #include <string>
 
 #include "flags.hpp"
@@ -22,6 +24,14 @@ std::string join_ints(const std::vector<int>& xs) {
   std::string out;
   for (int x : xs) out += (out.empty() ? "" : ",") + std::to_string(x);
   return out;
+}
+
+// Where a kv-relay listens: the node's address, the one kv_event_endpoints advertise, so the
+// relay is reachable there and not on every interface of the node (issue 23). libzmq binds only
+// interface names and IP literals, so a node known only by its name keeps `*`.
+std::string relay_bind_host(const std::string& address) {
+  in_addr parsed{};
+  return ::inet_pton(AF_INET, address.c_str(), &parsed) == 1 ? address : "*";
 }
 
 const char* kv_role(WorkerMode m) {
@@ -181,7 +191,8 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     relay->node_index = node.index;
     relay->node = node.name;
     relay->step_name = "kv_relay_" + mode + "_" + std::to_string(e.index);
-    relay->argv = {"srt-helper", "kv-relay", "--ingress", ingress, "--bind", "tcp://*:" + std::to_string(out)};
+    relay->argv = {"srt-helper", "kv-relay", "--ingress", ingress, "--bind",
+                   "tcp://" + relay_bind_host(node.address) + ":" + std::to_string(out)};
     relay->ports["kv_events"] = {out};
     relay->readiness = {"none", 0, ""};
     relay->log_file = node.name + "_kv_relay_" + mode + "_w" + std::to_string(e.index) + ".out";

@@ -6,6 +6,10 @@ namespace srt::kv {
 
 namespace {
 
+// An EventBatch is [ts, [event, [hashes...], ...], rank]: four levels; 64 is plenty and keeps
+// a hostile payload of nested arrays from costing a deep parse.
+constexpr std::size_t kMaxPayloadDepth = 64;
+
 std::optional<int> rank_of(const msgpack::object& o) {
   if (o.type == msgpack::type::POSITIVE_INTEGER) return int(o.via.u64);
   return std::nullopt;  // nil (omitted by omit_defaults) or anything else: no rank
@@ -68,7 +72,13 @@ std::optional<KvEventBatch> decode_kv_message(const std::vector<std::string_view
   }
   const std::string_view payload = frames.back();
   try {
-    const msgpack::object_handle handle = msgpack::unpack(payload.data(), payload.size());
+    // Every msgpack element takes at least one byte, so no count may exceed the payload's size;
+    // without that a 5-byte array header asks for 4 G objects (64 GB) before anything is read.
+    const std::size_t n = payload.size();
+    const msgpack::unpack_limit limit(n, n, n, n, n, kMaxPayloadDepth);
+    std::size_t offset = 0;
+    const msgpack::object_handle handle =
+        msgpack::unpack(payload.data(), payload.size(), offset, nullptr, nullptr, limit);
     if (!decode_payload(handle.get(), out, error)) return std::nullopt;
   } catch (const std::exception& e) {
     error = std::string("payload is not valid msgpack: ") + e.what();

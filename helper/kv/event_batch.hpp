@@ -13,6 +13,14 @@
 
 namespace srt::kv {
 
+// The largest message a KV-event socket reads (ZMQ_MAXMSGSIZE: libzmq drops a peer that sends
+// more, before allocating it). A batch is one scheduler step's events: at ATOM's default
+// --max-num-batched-tokens 16384 and --block-size 16 that is at most ~1.5k newly full blocks
+// (BlockStored: 16 token ids of <= 5 bytes in msgpack, a hash of up to 34 bytes) and as many
+// evicted (BlockRemoved: the hash), ~250 KB. 16 MiB is 60 times that: a step of a million
+// tokens still fits, a 400 MiB frame (which ended kv-relay in the OOM killer) does not.
+inline constexpr std::int64_t kMaxEventMessageBytes = std::int64_t(16) << 20;
+
 struct KvEventBatch {
   std::optional<int> data_parallel_rank;  // absent: the publisher does not say (Infera's hook)
   std::size_t events = 0;

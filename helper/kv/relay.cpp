@@ -11,6 +11,7 @@
 #include <cstring>
 #include <utility>
 
+#include "event_batch.hpp"
 #include "srt/error.hpp"
 
 namespace srt::kv {
@@ -85,6 +86,9 @@ Relay::Relay(zmq::context_t& context, RelayOptions options)
   xsub_.set(zmq::sockopt::sndhwm, options_.hwm);
   xpub_.set(zmq::sockopt::sndhwm, options_.hwm);
   xpub_.set(zmq::sockopt::rcvhwm, options_.hwm);
+  // Both read from other processes: the ranks (ingress) and the network (subscribers).
+  xsub_.set(zmq::sockopt::maxmsgsize, kMaxEventMessageBytes);
+  xpub_.set(zmq::sockopt::maxmsgsize, kMaxSubscriptionBytes);
 
   ipc_path_ = ipc_path(options_.ingress);
   if (!ipc_path_.empty()) claim_ipc_path(ipc_path_, options_.ingress);

@@ -9,6 +9,14 @@
 
 namespace srt::kv {
 
+// The largest message the advertised endpoint reads: subscriptions ('\x01' + topic prefix)
+// from subscribers. Topics are "" (ATOM, vLLM), "kv-events" (Infera's hook) or
+// "kv@<host>@<model>" (llm-d); 1 KiB is far longer than any. It also bounds what one
+// subscription costs: libzmq keeps it in a trie of ~64 bytes per byte and frees that
+// recursively, one stack frame per byte, so one 2 MiB subscription grew the relay by 133 MB
+// and crashed it (SIGSEGV) when the subscriber left; the XSUB passes it on to every rank too.
+inline constexpr std::int64_t kMaxSubscriptionBytes = 1024;
+
 struct RelayOptions {
   std::string ingress;  // ipc:///tmp/srt-kv-<job>-<role>-<i>.sock (ranks connect here)
   std::string bind;     // tcp://*:PORT (subscribers connect here)

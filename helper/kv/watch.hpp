@@ -25,6 +25,10 @@ struct EndpointTally {
   std::map<int, RankTally> ranks;      // by data_parallel_rank, kNoRank for unranked batches
   std::uint64_t undecodable = 0;
   std::string last_error;              // why the last undecodable message was refused
+  // Times the connection ended and kv-watch connected again. libzmq drops a publisher whose
+  // message exceeds kMaxEventMessageBytes and, having called that a protocol error, would not
+  // reconnect by itself: one oversized batch must not blind the rest of the watch.
+  std::uint64_t reconnects = 0;
 };
 
 struct WatchOptions {
