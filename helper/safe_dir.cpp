@@ -185,8 +185,8 @@ std::optional<SafeDir> SafeDir::open_at(int parent_fd, const std::string& name, 
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail("cannot stat " + path + ": " + errtext());
   if (!trusted_owner(st.st_uid))
-    fail("the " + purpose.what + " " + path + " is owned by " + user_of(st.st_uid) + ", not by this user (" +
-             user_of(::geteuid()) + "): someone else made it, so nothing in it can be trusted and nothing is written there",
+    fail("the " + purpose.what + " " + path + " is owned by " + user_of(st.st_uid) + ", not by this user, " +
+             user_of(::geteuid()) + ": someone else made it, so nothing in it can be trusted and nothing is written there",
          purpose.remedy);
   if (st.st_mode & (S_IWGRP | S_IWOTH))
     fail("the " + purpose.what + " " + path + " is writable by " +

@@ -91,7 +91,7 @@ TEST_CASE("Directories others made or can write are refused with path and owner 
   if (::geteuid() == 0) {
     REQUIRE(::chown(path.c_str(), 65534, 65534) == 0);
     CHECK_THROWS_WITH(SafeDir::open(path, kJobDir, true),
-                      Catch::Contains(path + " is owned by uid 65534") && Catch::Contains("not by this user (uid 0") &&
+                      Catch::Contains(path + " is owned by uid 65534") && Catch::Contains("not by this user, uid 0") &&
                           Catch::Contains("remove it or choose another results_root"));
     auto parent = SafeDir::open(tmp / "", kJobDir, false);
     REQUIRE(parent);
