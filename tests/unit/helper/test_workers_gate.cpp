@@ -1,0 +1,64 @@
+// The router's /workers answer is read by the launcher's gate (issue 23, finding 4): whatever the
+// body holds (counts of the wrong type, numbers beyond int, deep nesting, junk), the gate is open
+// or closed with a reason, and no exception leaves it.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "launch/probe.hpp"
+
+using srt::launch::ProbeResult;
+using srt::launch::workers_gate;
+
+namespace {
+
+ProbeResult answer(const std::string& body) {
+  ProbeResult r;
+  r.ok = true;
+  r.status = 200;
+  r.body = body;
+  return r;
+}
+
+// The gate for 1 prefill and 1 decode worker; `why` is returned through `reason`.
+bool gate(const std::string& body, std::string& reason) { return workers_gate(answer(body), 1, 1, reason); }
+
+}  // namespace
+
+TEST_CASE("workers gate: AToMesh's counts open it, fewer keep it closed", "[launch][hostile]") {
+  std::string why;
+  CHECK(gate(R"({"stats": {"prefill_count": 1, "decode_count": 1, "regular_count": 0}})", why));
+  CHECK(why == "router sees prefill 1/1, decode 1/1");
+  CHECK_FALSE(gate(R"({"stats": {"prefill_count": 1, "decode_count": 0}})", why));
+  CHECK(why == "router sees prefill 1/1, decode 0/1");
+  CHECK(gate(R"({"stats": {"prefill_count": 1, "regular_count": 1}})", why));
+}
+
+TEST_CASE("workers gate: counts of any wrong type keep it closed and say which", "[launch][hostile]") {
+  for (const std::string raw : {"\"1\"", "true", "[1]", "{\"n\": 1}", "1.5", "1e300", "-1", "18446744073709551615",
+                                "9223372036854775807", "-9223372036854775808"}) {
+    for (const std::string key : {"prefill_count", "decode_count", "regular_count"}) {
+      const std::string body = R"({"stats": {"prefill_count": 1, "decode_count": 1, ")" + key + "\": " + raw + "}}";
+      INFO(body);
+      std::string why;
+      bool open = true;
+      REQUIRE_NOTHROW(open = gate(body, why));
+      CHECK_FALSE(open);
+      CHECK_THAT(why, Catch::Contains(key));
+    }
+  }
+}
+
+TEST_CASE("workers gate: bodies that are not AToMesh's answer keep it closed", "[launch][hostile]") {
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  for (const std::string& body : {std::string(""), std::string("not json"), std::string("[]"), std::string("{\"stats\": 3}"),
+                                 std::string("{\"stats\": {\"prefill_count\": ") + deep + "}}", deep,
+                                 std::string("{\"stats\": ") + deep + "}"}) {
+    INFO(body.substr(0, 80));
+    std::string why;
+    bool open = true;
+    REQUIRE_NOTHROW(open = gate(body, why));
+    CHECK_FALSE(open);
+    CHECK_FALSE(why.empty());
+  }
+}
