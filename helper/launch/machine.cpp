@@ -68,6 +68,11 @@ class Launch {
     } catch (const Error& e) {
       outcome_ = {"failed", e.what(), 1};
       console_.line(std::string("error: ") + e.what());
+    } catch (const std::exception& e) {
+      // Anything else (a library's exception on input it did not expect) is still a failed job
+      // in the state it reached: the steps are stopped, status.json and the logs written.
+      outcome_ = {"failed", "internal error during " + state_ + ": " + e.what(), 1};
+      console_.line("error: " + outcome_.reason);
     }
     teardown();
     return outcome_.exit_code;
