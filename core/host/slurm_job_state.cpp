@@ -1,7 +1,5 @@
 #include "srt/slurm_job_state.hpp"
 
-#include <sstream>
-
 namespace srt {
 
 std::string scontrol_field(const std::string& show_job, const std::string& key) {
@@ -13,25 +11,6 @@ std::string scontrol_field(const std::string& show_job, const std::string& key) 
     return show_job.substr(start, end == std::string::npos ? std::string::npos : end - start);
   }
   return "";
-}
-
-bool ended_by_node_failure(const std::string& show_job) {
-  const std::string state = scontrol_field(show_job, "JobState");
-  return state == "NODE_FAIL" || scontrol_field(show_job, "Reason") == "NodeDown";
-}
-
-std::vector<NodeHealth> parse_sinfo_nodes(const std::string& text) {
-  std::vector<NodeHealth> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const auto a = line.find('|');
-    const auto b = a == std::string::npos ? a : line.find('|', a + 1);
-    if (b == std::string::npos || a == 0) continue;
-    std::string reason = line.substr(b + 1);
-    while (!reason.empty() && (reason.back() == '\r' || reason.back() == ' ')) reason.pop_back();
-    out.push_back({line.substr(0, a), line.substr(a + 1, b - a - 1), reason});
-  }
-  return out;
 }
 
 bool node_failed(const NodeHealth& node) {

@@ -1,4 +1,4 @@
-// Whether Slurm itself ended the job because a node failed, asked of Slurm (scontrol, sinfo).
+// Whether Slurm itself ended the job because a node failed, asked of slurmctld (libslurm).
 // slurmctld marks the job NODE_FAIL before it signals the batch step and the sruns, so the
 // launcher may see its TERM, or a step on the dead node ending, in either order: on both paths
 // it asks, so status.json says "node failure" and names the node and its steps either way.
