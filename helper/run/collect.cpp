@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -57,10 +56,10 @@ Collected collect(const Submitted& job, const std::string& results_dir, const st
     read_launcher_status(*dir, c);
     found = find_result_files(dir->path());
   }
-  std::vector<int> points = expected;
-  for (const auto& [n, file] : found)
-    if (std::find(points.begin(), points.end(), n) == points.end()) points.push_back(n);
-  std::sort(points.begin(), points.end());
+  // The one validity gate (srt/validity.hpp), as launch and report judge it.
+  std::map<int, PointResult> judged;
+  for (const auto& [n, file] : found) judged[n] = judge_point(n, file);
+  const SweepVerdict verdict = judge_sweep(expected, judged);
 
   // InferenceX's renamed copies, from the Plan recorded with the results when there is one.
   report::GpuCount gpus;
@@ -87,11 +86,10 @@ Collected collect(const Submitted& job, const std::string& results_dir, const st
     }
   };
   const bool disagg = job.recipe.resources.disaggregated();
-  c.all_valid = !points.empty();
-  for (int n : points) {
+  c.all_valid = verdict.valid;
+  for (const PointResult& r : verdict.points) {
+    const int n = r.concurrency;
     auto it = found.find(n);
-    PointResult r = judge_point(n, it == found.end() ? "" : it->second);
-    if (!r.problem.empty()) c.all_valid = false;
     if (it != found.end() && fixed)
       copy_into_results(*fixed, fs::path(it->second).filename().string(),
                         inferencex_name(result_base(job.recipe), job.job_id, n, gpus, disagg));
