@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "launch/child.hpp"
+#include "srt/error.hpp"
 #include "srt/preflight.hpp"
 
 namespace srt::helper {
@@ -60,8 +61,7 @@ void run(const PreflightArgs& a) {
   argv.insert(argv.end(), args.begin(), args.end());
   int status = 0;
   const std::string out = launch::run_capture(argv, kProbeTimeoutSeconds, &status);
-  const Json answer = Json::parse(out, nullptr, false);
-  if (status != 0 || answer.is_discarded()) {
+  if (status != 0) {
     std::fprintf(stderr, "srt-helper: preflight: the probe (%s) %s\n", argv.front().c_str(),
                  status == -1 ? "did not finish in 120 s or was killed" : ("exited " + std::to_string(status)).c_str());
     exit_code = 2;
@@ -69,7 +69,14 @@ void run(const PreflightArgs& a) {
   }
   char host[256] = "";
   ::gethostname(host, sizeof host - 1);
-  Fingerprint f = fingerprint_from_probe(answer, "this machine");
+  Fingerprint f;
+  try {
+    f = read_probe_answer(out, "this machine");
+  } catch (const Error& e) {
+    std::fprintf(stderr, "srt-helper: preflight: %s\n", e.what());
+    exit_code = 2;
+    return;
+  }
   f.node = host;
   f.runtime = "host";
 
@@ -107,7 +114,8 @@ void run(const PreflightArgs& a) {
   if (!f.router_command.empty())
     std::printf("  router   %s %s\n", f.router_command.c_str(),
                 f.router_path.empty() ? "not found" : or_dash(f.router_version).c_str());
-  std::printf("  rocm     %s, GPUs %d%s\n", or_dash(f.rocm_version).c_str(), f.gpu_count,
+  std::printf("  rocm     %s, GPUs %s%s\n", or_dash(f.rocm_version).c_str(),
+              f.gpu_count < 0 ? "unknown" : std::to_string(f.gpu_count).c_str(),
               f.gpu_model.empty() ? "" : (" (" + f.gpu_model + ")").c_str());
   for (const auto& line : missing) std::printf("missing: %s\n", line.c_str());
   for (const auto& x : mismatches)

@@ -3,21 +3,19 @@
 // as null: "unknown" is a verdict for identity (identity.cpp), not a value.
 #include "srt/error.hpp"
 #include "srt/preflight.hpp"
+#include "srt/untrusted_json.hpp"
 
 namespace srt {
 namespace {
 
-std::string text(const Json& obj, const char* key) {
-  if (!obj.is_object()) return {};
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
+// The probe writes every field; one of another type is one it did not write (a different
+// program answered, or the image's python printed something else): read as not found.
+std::string text(const Json& obj, const char* key) { return json_field::text(obj, key).value_or(""); }
+bool flag(const Json& obj, const char* key) { return json_field::boolean(obj, key).value_or(false); }
+const Json& part(const Json& obj, const char* key) { return json_field::object(obj, key); }
 
-const Json& part(const Json& obj, const char* key) {
-  static const Json empty = Json::object();
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_object() ? *it : empty;
-}
+// GPUs a node may have; -1 (unknown) for anything that is not such a count.
+constexpr long long kMaxGpus = 1024;
 
 Json or_null(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 
@@ -31,13 +29,13 @@ Fingerprint fingerprint_from_probe(const Json& probe, const std::string& where) 
   f.raw = probe;
   const Json& engine = part(probe, "engine");
   f.engine_module = text(engine, "module");
-  f.engine_found = engine.value("found", false);
+  f.engine_found = flag(engine, "found");
   f.engine_error = text(engine, "error");
   f.engine_version = text(engine, "version");
   f.engine_commit = text(engine, "commit");
   if (const std::string kv = text(engine, "kv_events"); !kv.empty()) f.kv_events_capability = kv;
   const Json& mooncake = part(probe, "mooncake");
-  f.mooncake_found = mooncake.value("found", false);
+  f.mooncake_found = flag(mooncake, "found");
   f.mooncake_error = text(mooncake, "error");
   f.mooncake_version = text(mooncake, "version");
   const Json& router = part(probe, "router");
@@ -50,13 +48,22 @@ Fingerprint fingerprint_from_probe(const Json& probe, const std::string& where) 
   f.rocm_version = text(probe, "rocm_version");
   const Json& gpus = part(probe, "gpus");
   f.gpu_model = text(gpus, "model");
-  f.gpu_count = gpus.value("count", 0);
+  f.gpu_count = int(json_field::integer(gpus, "count", 0, kMaxGpus).value_or(-1));
   const Json& model = part(probe, "model");
   f.model_repo = text(model, "repo");
   f.model_revision = text(model, "revision");
   f.rdma = part(probe, "rdma");
   f.python = text(part(probe, "python"), "executable");
   return f;
+}
+
+Fingerprint read_probe_answer(std::string_view text, const std::string& where) {
+  const Json answer = parse_untrusted_json(text);
+  if (answer.is_discarded())
+    fail("the preflight probe's answer from " + where + " is not JSON (or nests deeper than " +
+             std::to_string(kMaxUntrustedJsonDepth) + " levels)",
+         "look at the probe's log beside it: something else wrote to its output");
+  return fingerprint_from_probe(answer, where);
 }
 
 Json fingerprint_to_json(const Fingerprint& f) {
@@ -74,7 +81,7 @@ Json fingerprint_to_json(const Fingerprint& f) {
                           {"version", or_null(f.router_version)}}},
               {"frameworks", frameworks},
               {"rocm_version", or_null(f.rocm_version)},
-              {"gpu", {{"model", or_null(f.gpu_model)}, {"count", f.gpu_count}}},
+              {"gpu", {{"model", or_null(f.gpu_model)}, {"count", f.gpu_count < 0 ? Json(nullptr) : Json(f.gpu_count)}}},
               {"model", {{"repo", or_null(f.model_repo)}, {"revision", or_null(f.model_revision)}}},
               {"rdma", f.rdma},
               {"python", or_null(f.python)},

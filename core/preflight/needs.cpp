@@ -6,6 +6,7 @@
 #include <set>
 
 #include "srt/preflight.hpp"
+#include "srt/untrusted_json.hpp"
 
 namespace srt {
 namespace {
@@ -36,7 +37,11 @@ bool known_framework(const std::string& name) {
          name == "rocm";
 }
 
-std::string memlock_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump() + " bytes"; }
+std::string memlock_text(const Json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return v.dump() + " bytes";
+  return "not reported as a number (" + json_excerpt(v) + ")";
+}
 
 }  // namespace
 
@@ -103,19 +108,19 @@ std::vector<std::string> missing_pieces(const Fingerprint& f, const PreflightNee
       out.push_back(where + file + " does not exist; the benchmark command runs it (mount it, e.g. the profile's default_mounts)");
   }
   if (n.rdma) {
+    // The probe's facts, each of the type it writes; another type counts as not found.
     const Json& r = f.rdma;
-    if (!r.value("dev_infiniband", false))
+    if (!json_field::boolean(r, "dev_infiniband").value_or(false))
       out.push_back(where + "/dev/infiniband is missing or empty; RDMA needs it in the container (profile rdma_mounts)");
-    if (!r.contains("devices") || r["devices"].empty())
+    if (json_field::array(r, "devices").empty())
       out.push_back(where + "no RDMA device in /sys/class/infiniband; mooncake_protocol rdma cannot work here");
-    if ((!r.contains("provider_configs") || r["provider_configs"].empty()) &&
-        (!r.contains("provider_libs") || r["provider_libs"].empty()))
+    if (json_field::array(r, "provider_configs").empty() && json_field::array(r, "provider_libs").empty())
       out.push_back(where + "no verbs provider (/etc/libibverbs.d/*.driver, libibverbs/*.so); mount the host's "
                             "(profile rdma_mounts)");
-    if (r.contains("memlock") && !(r["memlock"].is_string() && r["memlock"] == "unlimited"))
-      out.push_back(where + "memlock limit is " + memlock_text(r["memlock"]) +
+    if (r.is_object() && r.contains("memlock") && json_field::text(r, "memlock").value_or("") != "unlimited")
+      out.push_back(where + "memlock limit is " + memlock_text(r.at("memlock")) +
                     ", RDMA needs unlimited (srt-exec --rdma raises it when the hard limit allows)");
-    if (n.gid_index >= 0 && (!r.contains("gid_ok") || r["gid_ok"].empty()))
+    if (n.gid_index >= 0 && json_field::array(r, "gid_ok").empty())
       out.push_back(where + "no RDMA device has a GID at index " + std::to_string(n.gid_index) +
                     " (profile mooncake_gid_index)");
   }

@@ -1,6 +1,7 @@
 #include "fields.hpp"
 
 #include "srt/error.hpp"
+#include "srt/untrusted_json.hpp"
 
 namespace srt::report::detail {
 
@@ -12,6 +13,13 @@ constexpr std::size_t kMaxResultBytes = std::size_t(1) << 30;
 
 Json read_json_file(const std::string& path) {
   const std::string text = read_text_file(path, kMaxResultBytes);
+  if (nests_deeper_than(text)) {
+    Diagnostic d;
+    d.file = path;
+    d.message = "nests deeper than " + std::to_string(kMaxUntrustedJsonDepth) + " levels: not a file srt or benchmark_serving.py writes";
+    d.hint = "remove it or rerun the step that writes it";
+    throw Error(std::move(d));
+  }
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -38,7 +46,7 @@ double number_or(const Json& obj, const std::string& key, double fallback, const
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return fallback;
   if (!it->is_number())
-    bad_field(file, key, "expected a number, got " + json_type(*it) + " " + it->dump(),
+    bad_field(file, key, "expected a number, got " + json_type(*it) + " " + json_excerpt(*it),
               "benchmark_serving.py writes numbers here; the file was edited or comes from another tool");
   return it->get<double>();
 }

@@ -7,6 +7,7 @@
 #include "fields.hpp"
 #include "srt/error.hpp"
 #include "srt/report.hpp"
+#include "srt/untrusted_json.hpp"
 
 namespace srt::report {
 
@@ -25,7 +26,20 @@ Latency latency(const Json& r, const std::string& metric, const std::string& fil
   return l;
 }
 
-long count(double v) { return static_cast<long>(v + 0.5); }
+// Counts benchmark_serving.py writes: whole numbers of requests (at most a billion: the
+// validity gate keeps them in an int) or tokens. A negative one, or 1e300, is not its file, and
+// refusing it keeps the rounding defined and no count wraps into one that passes the gate.
+constexpr double kMaxRequests = 1e9;
+constexpr double kMaxTokens = 1e15;
+
+long count(const Json& r, const std::string& key, const std::string& file, bool required, double max) {
+  const double v = required ? required_number(r, key, file) : number_or(r, key, 0, file);
+  if (!(v >= 0 && v <= max))
+    detail::bad_field(file, key, "expected a count (a whole number from 0 to " + std::to_string(static_cast<long long>(max)) + "), got " +
+                                     json_excerpt(r.at(key)),
+                      "benchmark_serving.py writes counts here; the file was edited or comes from another tool");
+  return static_cast<long>(v + 0.5);
+}
 
 void add_reason(std::string& failure, const std::string& reason) {
   failure += (failure.empty() ? "" : "; ") + reason;
@@ -41,11 +55,11 @@ Point point_from_result(const Json& r, const std::string& file, int concurrency,
   Point p;
   p.concurrency = concurrency;
   p.file = file;
-  p.num_prompts = count(required_number(r, "num_prompts", file));
-  p.completed = count(required_number(r, "completed", file));
+  p.num_prompts = count(r, "num_prompts", file, true, kMaxRequests);
+  p.completed = count(r, "completed", file, true, kMaxRequests);
   p.failed_requests = p.num_prompts > p.completed ? p.num_prompts - p.completed : 0;
-  p.total_input_tokens = count(number_or(r, "total_input_tokens", 0, file));
-  p.total_output_tokens = count(required_number(r, "total_output_tokens", file));
+  p.total_input_tokens = count(r, "total_input_tokens", file, false, kMaxTokens);
+  p.total_output_tokens = count(r, "total_output_tokens", file, true, kMaxTokens);
   p.duration_s = number_or(r, "duration", 0, file);
   p.request_throughput = required_number(r, "request_throughput", file);
   p.output_throughput = required_number(r, "output_throughput", file);

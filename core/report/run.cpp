@@ -3,6 +3,7 @@
 // the expected concurrencies (status.json, else what is found), so a point the sweep never wrote
 // shows up as missing instead of silently vanishing.
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <regex>
 #include <set>
@@ -12,6 +13,7 @@
 #include "fields.hpp"
 #include "srt/error.hpp"
 #include "srt/report.hpp"
+#include "srt/untrusted_json.hpp"
 
 namespace srt::report {
 
@@ -56,22 +58,25 @@ Status read_status(const fs::path& path) {
   s.present = true;
   if (auto it = j.find("state"); it != j.end() && it->is_string()) s.state = it->get<std::string>();
   if (auto it = j.find("concurrencies"); it != j.end() && !it->is_null()) {
-    if (!it->is_array()) detail::bad_field(file, "concurrencies", "expected a list of positive integers, got " + it->dump());
+    if (!it->is_array())
+      detail::bad_field(file, "concurrencies", "expected a list of positive integers, got " + json_excerpt(*it));
     for (const auto& c : *it) {
-      if (!c.is_number_integer() || c.get<long long>() <= 0)
-        detail::bad_field(file, "concurrencies", "expected positive integers, got " + c.dump());
-      s.concurrencies.push_back(c.get<int>());
+      // At most 9 digits, as in result file names (concurrency_of): an int, never wrapped.
+      const auto n = integer_value(c, 1, 999999999);
+      if (!n) detail::bad_field(file, "concurrencies", "expected positive integers, got " + json_excerpt(c));
+      s.concurrencies.push_back(int(*n));
     }
   }
   if (auto it = j.find("benchmark_exit_codes"); it != j.end() && !it->is_null()) {
     if (!it->is_object())
-      detail::bad_field(file, "benchmark_exit_codes", "expected an object {\"<concurrency>\": status}, got " + it->dump());
+      detail::bad_field(file, "benchmark_exit_codes", "expected an object {\"<concurrency>\": status}, got " + json_excerpt(*it));
     for (const auto& [k, v] : it->items()) {
       const std::string key = "benchmark_exit_codes." + k;
       if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 9)
         detail::bad_field(file, key, "the key must be a concurrency (a positive integer)");
-      if (!v.is_number_integer()) detail::bad_field(file, key, "expected an integer exit status, got " + v.dump());
-      s.exit_codes[std::stoi(k)] = v.get<int>();
+      const auto status = integer_value(v, INT_MIN, INT_MAX);  // 2^32 must not read as 0 (success)
+      if (!status) detail::bad_field(file, key, "expected an integer exit status, got " + json_excerpt(v));
+      s.exit_codes[std::stoi(k)] = int(*status);
     }
   }
   return s;

@@ -5,6 +5,7 @@
 
 #include "srt/error.hpp"
 #include "srt/report.hpp"
+#include "srt/untrusted_json.hpp"
 
 namespace srt {
 
@@ -17,8 +18,8 @@ PointResult missing_point(int concurrency, const std::string& file, const std::s
 }
 
 PointResult judge_point_text(int concurrency, const std::string& file, const std::string& text) {
-  const Json j = Json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return missing_point(concurrency, file, "not a benchmark result (not a JSON object)");
+  const Json j = parse_untrusted_json(text);
+  if (j.is_discarded() || !j.is_object()) return missing_point(concurrency, file, "not a benchmark result (not a JSON object, or nested deeper than any is)");
   PointResult r;
   r.concurrency = concurrency;
   r.file = file;

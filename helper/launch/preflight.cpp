@@ -2,8 +2,6 @@
 // plugin wires it as it would wire the worker (--srt-step), srt-exec runs it with the same
 // checks, so what it finds is what the engine would find.
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <set>
 
 #include "preflight.hpp"
@@ -12,10 +10,8 @@
 namespace srt::launch {
 namespace {
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+// A probe's answer is a few KB; the image's program may write anything there.
+constexpr std::size_t kMaxProbeAnswerBytes = 4 << 20;
 
 std::string runtime_name(ContainerRuntime r) {
   return r == ContainerRuntime::pyxis ? "pyxis" : r == ContainerRuntime::bwrap ? "bwrap" : "none";
@@ -66,15 +62,20 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
   PreflightVerdict v;
   for (const auto& s : steps) {
     const std::string where = s.role + " (" + s.process->name + " on " + s.process->node + ")";
-    const Json answer = Json::parse(read_all(s.answer), nullptr, false);
-    if (answer.is_discarded() || !answer.is_object()) {
+    std::string answer;
+    try {
+      answer = read_text_file(s.answer, kMaxProbeAnswerBytes);
+    } catch (const Error&) {
+      answer.clear();
+    }
+    if (answer.empty()) {
       v.missing.push_back(s.role + " on " + s.process->node + ": the preflight probe gave no answer (" + s.answer +
                           "); its output is in " + s.log);
       continue;
     }
     Fingerprint f;
     try {
-      f = fingerprint_from_probe(answer, where);
+      f = read_probe_answer(answer, where);
     } catch (const Error& e) {
       v.missing.push_back(e.what());
       continue;

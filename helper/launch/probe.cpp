@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include "srt/readiness.hpp"
+
 namespace srt::launch {
 
 ProbeResult http_get(const std::string& host, int port, const std::string& path) {
@@ -29,17 +31,9 @@ bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& wh
     why = r.why;
     return false;
   }
-  const Json body = Json::parse(r.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object() || !body.contains("stats") || !body["stats"].is_object()) {
-    why = "/workers answered without a stats object";
-    return false;
-  }
-  const Json& s = body["stats"];
-  const int p = s.value("prefill_count", 0);
-  const int d = s.value("decode_count", 0) + s.value("regular_count", 0);
-  why = "router sees prefill " + std::to_string(p) + "/" + std::to_string(prefill) + ", decode " +
-        std::to_string(d) + "/" + std::to_string(decode);
-  return p >= prefill && d >= decode;
+  const Readiness gate = router_workers_ready(r.body, prefill, decode);
+  why = gate.why;
+  return gate.ready;
 }
 
 }  // namespace srt::launch

@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "srt/document.hpp"
@@ -29,15 +30,19 @@ struct Fingerprint {
   std::map<std::string, std::string> frameworks;  // other distributions asked for: name -> version
   std::map<std::string, bool> files;              // required paths -> exist
   std::string rocm_version, gpu_model;
-  int gpu_count = 0;
+  int gpu_count = 0;                      // -1: the probe's answer did not say (or not as a count)
   std::string model_repo, model_revision;
   Json rdma = Json::object();             // dev_infiniband, devices, provider_*, memlock, gid_ok
   std::string python;                     // the interpreter that ran the probe
   Json raw = Json::object();              // the probe's whole answer, kept in fingerprints.json
 };
 
-// Throws srt::Error when `probe` is not the probe's JSON (names `where`).
+// Throws srt::Error when `probe` is not the probe's JSON (names `where`). A field of another
+// type than the probe writes reads as not found; a GPU count that is not one is -1 (unknown).
 Fingerprint fingerprint_from_probe(const Json& probe, const std::string& where);
+// The probe's answer as it printed it, read as untrusted JSON (srt/untrusted_json.hpp): throws
+// srt::Error naming `where` when it is not JSON, nests too deep, or is not the probe's.
+Fingerprint read_probe_answer(std::string_view text, const std::string& where);
 Json fingerprint_to_json(const Fingerprint& f);
 
 // What a role needs from its image; derived from the recipe and the profile.
