@@ -12,4 +12,8 @@ void extract(Recipe& r);
 // (the rules that need it then wait for the profile).
 void check_rules(const Recipe& r, int gpus_per_node, schema::Issues& issues, std::vector<std::string>& unsupported);
 
+// Keys, names and paths that reach argv, environments, pyxis's mount list and file names
+// (srun_options, sbatch_directives, every environment, container_mounts, extra_mount, name).
+void check_safe_text(const Document& doc, schema::Issues& issues);
+
 }  // namespace srt::recipe_detail

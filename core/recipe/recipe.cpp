@@ -56,6 +56,7 @@ Recipe recipe_from_document(Document doc, int default_gpus_per_node) {
   recipe_detail::extract(r);
   const int gpn = r.resources.gpus_per_node > 0 ? r.resources.gpus_per_node : default_gpus_per_node;
   recipe_detail::check_rules(r, gpn, issues, r.unsupported_keys);
+  recipe_detail::check_safe_text(r.source, issues);
   for (auto& w : issues.warnings) r.source.warnings.push_back(std::move(w));
   if (!issues.errors.empty()) throw Error(std::move(issues.errors));
   return r;
