@@ -1,0 +1,139 @@
+// The loader (spank_srt.so) itself, dlopened fresh for each case into a fake Slurm process
+// (fake_spank.hpp; this program exports the fake SPANK API the loader binds to), with the real
+// implementation library behind it. Issue 23, findings 7 and 8:
+//  - remote context (slurmstepd): an option conflict must not fail init_post_opt or the option
+//    callback (a failure there is the path that drains a node); task_init fails the job instead,
+//    saying why on the task's stderr;
+//  - inside an srt job, the command line's --srt-recipe wins over the value the job's
+//    environment re-delivers (SLURM_SPANK__SLURM_SPANK_OPTION_srt_srt_recipe): a nested sbatch
+//    runs the recipe it names.
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "glue.hpp"
+#include "srt/contract.hpp"
+
+using namespace srt::glue_test;
+using Catch::Matchers::Contains;
+namespace fake = srt::fake;
+
+namespace {
+
+std::vector<spank_option> g_registered;  // what the loader registered, copied as Slurm copies it
+
+}  // namespace
+
+extern "C" spank_err_t spank_option_register(spank_t sp, struct spank_option* opt) {
+  if (!sp || !opt || !opt->name) return ESPANK_BAD_ARG;
+  g_registered.push_back(*opt);
+  return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+
+namespace {
+
+constexpr const char* kOptionEnv = "SLURM_SPANK__SLURM_SPANK_OPTION_srt_srt_recipe";
+
+struct CleanEnv {
+  CleanEnv() { clear(); }
+  ~CleanEnv() { clear(); }
+  static void clear() {
+    for (const char* v : {SRT_SNAPSHOT_JOB_ENV, "SLURM_JOB_ID", kOptionEnv}) ::unsetenv(v);
+  }
+};
+
+using Callback = int (*)(spank_t, int, char**);
+
+// spank_srt.so loaded for one process's life: its static state starts empty each time.
+class Loader {
+ public:
+  explicit Loader(std::vector<std::string> plugstack) : words_(std::move(plugstack)) {
+    g_registered.clear();
+    handle_ = ::dlopen(SRT_LOADER_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) FAIL("dlopen " SRT_LOADER_PATH ": " << ::dlerror());
+    for (auto& w : words_) argv_.push_back(&w[0]);
+    argv_.push_back(nullptr);
+  }
+  ~Loader() {
+    ::dlclose(handle_);
+    // Gone, so the next case starts with the loader's statics zeroed.
+    CHECK(::dlopen(SRT_LOADER_PATH, RTLD_NOW | RTLD_NOLOAD) == nullptr);
+  }
+  Loader(const Loader&) = delete;
+  Loader& operator=(const Loader&) = delete;
+
+  int call(const char* callback) {
+    auto fn = reinterpret_cast<Callback>(::dlsym(handle_, (std::string("slurm_spank_") + callback).c_str()));
+    REQUIRE(fn);
+    return fn(fake::handle(), int(argv_.size()) - 1, argv_.data());
+  }
+  // The option callback, as Slurm calls it for --NAME=VALUE (remote: 1 in slurmstepd).
+  int option(const char* name, const char* value, int remote) {
+    for (const auto& o : g_registered)
+      if (std::string(o.name) == name) return o.cb(o.val, value, remote);
+    FAIL("--" << name << " was not registered");
+    return -2;
+  }
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<char*> argv_;
+  void* handle_ = nullptr;
+};
+
+const std::string kRecipe = source_path("recipes/lab/disagg-1p1d-tp8-lab.yaml");
+const std::string kOther = source_path("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+
+}  // namespace
+
+TEST_CASE("loader, remote: an option conflict passes init_post_opt and fails the job in task_init",
+          "[spank][loader]") {
+  CleanEnv env;
+  for (const char* name : {"srt-recipe", "srt-step"}) {
+    INFO(name);
+    fake::reset(S_CTX_REMOTE);
+    Loader loader({"impl=/nonexistent/srt_spank_impl.so"});
+    REQUIRE(loader.call("init") == 0);
+    CHECK(loader.option(name, "prefill:0", 1) == 0);
+    CHECK(loader.option(name, "decode:0", 1) == 0);  // Slurm would only log a failure here
+    CHECK(loader.call("init_post_opt") == 0);        // a failure here can drain the node
+    CHECK(loader.call("user_init") == 0);
+    int rc = 0;
+    const std::string err = capture_stderr([&] { rc = loader.call("task_init"); });
+    CHECK(rc == -1);
+    CHECK_THAT(err, Contains(std::string("--") + name) && Contains("'prefill:0'") && Contains("'decode:0'"));
+    CHECK_THAT(err, Contains("this job cannot run"));
+    CHECK_THAT(log_text(), Contains(std::string("--") + name));  // and in the node's log
+    CHECK(loader.call("exit") == 0);
+  }
+}
+
+TEST_CASE("loader, remote: an empty value fails the job in task_init, not earlier", "[spank][loader]") {
+  CleanEnv env;
+  fake::reset(S_CTX_REMOTE);
+  Loader loader({"impl=/nonexistent/srt_spank_impl.so"});
+  REQUIRE(loader.call("init") == 0);
+  CHECK(loader.option("srt-recipe", "", 1) == 0);
+  CHECK(loader.call("init_post_opt") == 0);
+  int rc = 0;
+  const std::string err = capture_stderr([&] { rc = loader.call("task_init"); });
+  CHECK(rc == -1);
+  CHECK_THAT(err, Contains("--srt-recipe needs a value"));
+}
+
+TEST_CASE("loader, submit side: a conflict on the command line still fails at once", "[spank][loader]") {
+  CleanEnv env;
+  for (spank_context_t ctx : {S_CTX_LOCAL, S_CTX_ALLOCATOR}) {
+    fake::reset(ctx);
+    Loader loader({"impl=/nonexistent/srt_spank_impl.so"});
+    REQUIRE(loader.call("init") == 0);
+    CHECK(loader.option("srt-recipe", "a.yaml", 0) == 0);
+    CHECK(loader.option("srt-recipe", "a.yaml", 0) == 0);  // the same twice is fine
+    CHECK(loader.option("srt-recipe", "b.yaml", 0) == -1);
+    CHECK(loader.call("init_post_opt") == -1);
+    CHECK_THAT(log_text(), Contains("given twice with different values"));
+  }
+}
