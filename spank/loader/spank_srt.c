@@ -24,36 +24,47 @@ static int srt_argc;
 static char **srt_argv;
 static void *srt_impl_handle;
 static srt_impl_callback_fn srt_impl_fn;
-static int srt_option_conflict;
+/* What is wrong with this process's --srt-* options, once found. In slurmstepd an option
+ * callback or init_post_opt that fails is the path that drains a node (reference spank-api.md
+ * 1.8); a user's mistake must not, so there it is kept for task_init to fail the job with. */
+static char srt_option_error[512];
 /* plugstack argument "timing": log how long each callback took (tests/bench/lab_cost.py). Off,
  * it costs one branch per callback. */
 static int srt_timing;
 
-static int srt_store(char **slot, const char *name, const char *value) {
+/* Submit side: the callback's failure stops srun/sbatch ("Invalid --srt-recipe argument").
+ * Remote: kept (the first one), and 0: Slurm would only log it, and the job fails in task_init. */
+static int srt_option_problem(int remote, const char *why) {
+  if (!srt_option_error[0]) snprintf(srt_option_error, sizeof srt_option_error, "%s", why);
+  slurm_error("srt: %s", why);
+  return remote ? 0 : -1;
+}
+
+static int srt_store(char **slot, const char *name, const char *value, int remote) {
+  char why[sizeof srt_option_error];
   if (!value || !*value) {
-    slurm_error("srt: --%s needs a value", name);
-    return -1;
+    snprintf(why, sizeof why, "--%s needs a value", name);
+    return srt_option_problem(remote, why);
   }
   /* Options arrive from the environment first, then the command line, and again in nested sruns:
    * the same value twice is fine, a different one is a mistake worth stopping for. */
   if (*slot && strcmp(*slot, value) != 0) {
-    slurm_error("srt: --%s given twice with different values ('%s' and '%s'); give it once",
-                name, *slot, value);
-    srt_option_conflict = 1;
-    return -1;
+    snprintf(why, sizeof why, "--%s given twice with different values ('%s' and '%s'); give it once", name, *slot,
+             value);
+    return srt_option_problem(remote, why);
   }
-  if (!*slot && !(*slot = strdup(value))) return -1;
+  if (!*slot && !(*slot = strdup(value))) return remote ? 0 : -1;
   return 0;
 }
 
 static int srt_recipe_cb(int val, const char *optarg, int remote) {
-  (void)val; (void)remote;
-  return srt_store(&srt_recipe_value, "srt-recipe", optarg);
+  (void)val;
+  return srt_store(&srt_recipe_value, "srt-recipe", optarg, remote);
 }
 
 static int srt_step_cb(int val, const char *optarg, int remote) {
-  (void)val; (void)remote;
-  return srt_store(&srt_step_value, "srt-step", optarg);
+  (void)val;
+  return srt_store(&srt_step_value, "srt-step", optarg, remote);
 }
 
 static struct spank_option srt_options[] = {
@@ -112,17 +123,36 @@ static int srt_load_impl(void) {
 
 /* task_init runs in the task itself, whose stderr is the job's: where the user looks. slurm_error
  * only reaches the node's slurmd log. Name the node: the user cannot see which one failed. */
+static void srt_node_name(spank_t sp, char *node, size_t size) {
+  if (spank_getenv(sp, "SLURMD_NODENAME", node, (int)size) != ESPANK_SUCCESS || !*node)
+    snprintf(node, size, "(unknown: SLURMD_NODENAME not set)");
+}
+
 static void srt_tell_job_load_failed(spank_t sp) {
   char node[256] = "";
-  if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node) != ESPANK_SUCCESS || !*node)
-    snprintf(node, sizeof node, "(unknown: SLURMD_NODENAME not set)");
+  srt_node_name(sp, node, sizeof node);
   fprintf(stderr, "srt: this job cannot run: node %s %s; jobs without --srt-recipe still run there: "
           "the cluster admin must install srt-spank on %s (or exclude it: sbatch --exclude=%s)\n",
           node, srt_load_error, node, node);
   fflush(stderr);
 }
 
+static void srt_tell_job_option_error(spank_t sp) {
+  char node[256] = "";
+  srt_node_name(sp, node, sizeof node);
+  fprintf(stderr, "srt: this job cannot run: its step reached node %s with %s\n", node, srt_option_error);
+  fflush(stderr);
+}
+
 static int srt_forward(const char *callback, spank_t sp) {
+  if (srt_option_error[0]) {
+    /* Submit side: the option callback already stopped the command; this says so again. Remote:
+     * nothing until task_init, which fails the job (never init/user_init: that drains nodes). */
+    if (!spank_remote(sp)) return -1;
+    if (strcmp(callback, "task_init") != 0) return 0;
+    srt_tell_job_option_error(sp);
+    return -1;
+  }
   if (!srt_job_present(sp)) return 0;
   if (srt_load_impl() != 0) {
     /* Remote: never fail init/user_init (that drains nodes); task_init reports it to the job. */
@@ -177,7 +207,6 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   (void)ac; (void)av;
-  if (srt_option_conflict) return -1;
   long long t0 = SRT_START();
   return srt_timed_result(sp, "init_post_opt", t0, srt_forward("init_post_opt", sp));
 }
