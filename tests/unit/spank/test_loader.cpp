@@ -137,3 +137,26 @@ TEST_CASE("loader, submit side: a conflict on the command line still fails at on
     CHECK_THAT(log_text(), Contains("given twice with different values"));
   }
 }
+TEST_CASE("loader, inside an srt job: the command line's --srt-recipe wins over the job's re-delivered one",
+          "[spank][loader]") {
+  CleanEnv env;
+  TempDir dir;
+  const std::string profile = write_lab_profile(dir);
+  // The outer job: its snapshot, and its option re-delivered to every srun/sbatch inside it.
+  ::setenv(SRT_SNAPSHOT_JOB_ENV, srt::encode_snapshot(srt::Snapshot{kRecipe, "name: outer\n", "0"}).c_str(), 1);
+  ::setenv("SLURM_JOB_ID", "4242", 1);
+  ::setenv(kOptionEnv, kRecipe.c_str(), 1);
+  fake::reset(S_CTX_ALLOCATOR);
+  Loader loader({"profile=" + profile, "impl=" SRT_IMPL_PATH});
+  REQUIRE(loader.call("init") == 0);
+  REQUIRE(loader.option("srt-recipe", kRecipe.c_str(), 0) == 0);  // from the environment, first
+  CHECK(loader.option("srt-recipe", kOther.c_str(), 0) == 0);     // then the command line
+  REQUIRE(loader.call("init_post_opt") == 0);
+  INFO(log_text());
+  REQUIRE(fake::process().job_control.count(SRT_SNAPSHOT_NAME) == 1);
+  CHECK(srt::decode_snapshot(fake::process().job_control.at(SRT_SNAPSHOT_NAME)).recipe_path == kOther);
+  CHECK(srt::decode_snapshot(std::getenv(SRT_SNAPSHOT_JOB_ENV)).recipe_path == kOther);
+
+  // Only that one value may be overridden: a second one on the command line is a conflict.
+  CHECK(loader.option("srt-recipe", kRecipe.c_str(), 0) == -1);
+}

@@ -134,12 +134,45 @@ TEST_CASE("submit-side refusals: missing recipe file, --srt-step alone, bad step
 
 TEST_CASE("a nested srun inside an srt job reuses the job's snapshot and opens nothing", "[spank][submit]") {
   CleanEnv env;
-  ::setenv(SRT_SNAPSHOT_JOB_ENV, "from-the-job", 1);
+  // The job's recipe path, re-delivered to the srun by Slurm, may not exist on this node (submit
+  // --set's effective recipe is gone once sbatch returns): the snapshot names it, nothing is read.
+  const std::string job = srt::encode_snapshot(srt::Snapshot{"/nonexistent/recipe.yaml", "name: x\n", "0"});
+  ::setenv(SRT_SNAPSHOT_JOB_ENV, job.c_str(), 1);
   ::setenv("SLURM_JOB_ID", "4242", 1);
   fake::reset(S_CTX_LOCAL);
   CHECK(call_impl("init_post_opt", {"/nonexistent/recipe.yaml", "decode:0", {"profile=/nonexistent.yaml"}}) == 0);
-  CHECK(std::string(std::getenv(SRT_SNAPSHOT_JOB_ENV)) == "from-the-job");
+  CHECK(call_impl("init_post_opt", {nullptr, "decode:0", {"profile=/nonexistent.yaml"}}) == 0);  // --srt-step only
+  CHECK(std::string(std::getenv(SRT_SNAPSHOT_JOB_ENV)) == job);
   CHECK(fake::process().log.empty());
+}
+
+TEST_CASE("a nested submit naming another recipe validates and snapshots that one (issue 23, finding 7)",
+          "[spank][submit]") {
+  CleanEnv env;
+  TempDir dir;
+  const std::string profile = write_lab_profile(dir);
+  const std::string outer = source_path(kRecipes[0]);
+  const std::string other = source_path(kRecipes[1]);
+  const std::string job = srt::encode_snapshot(srt::Snapshot{outer, file_bytes(outer), "0"});
+  ::setenv(SRT_SNAPSHOT_JOB_ENV, job.c_str(), 1);
+  ::setenv("SLURM_JOB_ID", "4242", 1);
+
+  fake::reset(S_CTX_ALLOCATOR);  // sbatch --srt-recipe=other inside the job
+  REQUIRE(call_impl("init_post_opt", {other.c_str(), nullptr, {"profile=" + profile}}) == 0);
+  INFO(log_text());
+  REQUIRE(fake::process().job_control.count(SRT_SNAPSHOT_NAME) == 1);
+  const srt::Snapshot attached = srt::decode_snapshot(fake::process().job_control.at(SRT_SNAPSHOT_NAME));
+  CHECK(attached.recipe_path == other);
+  CHECK(attached.recipe_text == file_bytes(other));
+  CHECK(srt::decode_snapshot(std::getenv(SRT_SNAPSHOT_JOB_ENV)).recipe_path == other);
+
+  // Another recipe is validated like any: a bad one stops the nested submit, the job keeps its own.
+  ::setenv(SRT_SNAPSHOT_JOB_ENV, job.c_str(), 1);
+  const std::string bad = source_path("tests/fixtures/recipes/bad/reserved-tp.yaml");
+  fake::reset(S_CTX_LOCAL);
+  CHECK(call_impl("init_post_opt", {bad.c_str(), nullptr, {"profile=" + profile}}) == -1);
+  CHECK_THAT(log_text(), Contains("reserved-tp.yaml"));
+  CHECK(std::string(std::getenv(SRT_SNAPSHOT_JOB_ENV)) == job);
 }
 
 TEST_CASE("callbacks outside their context do nothing", "[spank][submit]") {
