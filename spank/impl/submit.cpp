@@ -12,12 +12,26 @@
 
 namespace srt::spank_impl {
 
+namespace {
+
+bool is_the_jobs_recipe(const char* snapshot, const char* recipe) {
+  try {
+    return decode_snapshot(snapshot).recipe_path == recipe;
+  } catch (const Error&) {
+    return false;  // not a snapshot this plugin wrote: the recipe given is checked instead
+  }
+}
+
+}  // namespace
+
 int submit_side(spank_t sp, const srt_loader_state& state) {
   try {
     if (state.step) check_step_name(state.step);
-    // Inside an srt job (a nested srun): the job's snapshot already travels with it, and the
-    // recipe path may not even exist on this node.
-    if (std::getenv(SRT_SNAPSHOT_JOB_ENV) && std::getenv("SLURM_JOB_ID")) return 0;
+    // Inside an srt job (a nested srun or sbatch), Slurm re-delivers the job's --srt-recipe, whose
+    // path may not even exist on this node: the job's snapshot already carries that recipe. A
+    // recipe other than the job's is validated and snapshotted as any submit's (issue 23).
+    if (const char* job = std::getenv(SRT_SNAPSHOT_JOB_ENV); job && std::getenv("SLURM_JOB_ID"))
+      if (!state.recipe || is_the_jobs_recipe(job, state.recipe)) return 0;
     if (!state.recipe)
       fail("--srt-step only works inside a job started with --srt-recipe",
            "submit the job with --srt-recipe=FILE first");

@@ -18,8 +18,15 @@ SPANK_PLUGIN(srt, 1);
 #define SRT_DEFAULT_IMPL "/usr/lib64/slurm/srt_spank_impl.so"
 #endif
 
-static char *srt_recipe_value;
-static char *srt_step_value;
+/* One option's value, and whether it is the one Slurm re-delivered from the job's environment. */
+struct srt_option_value {
+  char *value;
+  const char *job_env;  /* SLURM_SPANK_ + Slurm's _SLURM_SPANK_OPTION_<plugin>_<option> */
+  int from_job;
+};
+
+static struct srt_option_value srt_recipe = {NULL, "SLURM_SPANK__SLURM_SPANK_OPTION_srt_srt_recipe", 0};
+static struct srt_option_value srt_step = {NULL, "SLURM_SPANK__SLURM_SPANK_OPTION_srt_srt_step", 0};
 static int srt_argc;
 static char **srt_argv;
 static void *srt_impl_handle;
@@ -40,31 +47,47 @@ static int srt_option_problem(int remote, const char *why) {
   return remote ? 0 : -1;
 }
 
-static int srt_store(char **slot, const char *name, const char *value, int remote) {
+static int srt_store(struct srt_option_value *slot, const char *name, const char *value, int remote) {
   char why[sizeof srt_option_error];
   if (!value || !*value) {
     snprintf(why, sizeof why, "--%s needs a value", name);
     return srt_option_problem(remote, why);
   }
   /* Options arrive from the environment first, then the command line, and again in nested sruns:
-   * the same value twice is fine, a different one is a mistake worth stopping for. */
-  if (*slot && strcmp(*slot, value) != 0) {
-    snprintf(why, sizeof why, "--%s given twice with different values ('%s' and '%s'); give it once", name, *slot,
-             value);
+   * the same value twice is fine, a different one is a mistake worth stopping for. Except the
+   * one the job's environment re-delivers to an srun or sbatch inside it: a command line that
+   * names another recipe means that one (issue 23, finding 7). Once. */
+  if (slot->value && slot->from_job && !remote) {
+    slot->from_job = 0;
+    if (strcmp(slot->value, value) != 0) {
+      char *mine = strdup(value);
+      if (!mine) return -1;
+      free(slot->value);
+      slot->value = mine;
+      return 0;
+    }
+  }
+  if (slot->value && strcmp(slot->value, value) != 0) {
+    snprintf(why, sizeof why, "--%s given twice with different values ('%s' and '%s'); give it once", name,
+             slot->value, value);
     return srt_option_problem(remote, why);
   }
-  if (!*slot && !(*slot = strdup(value))) return remote ? 0 : -1;
+  if (!slot->value) {
+    if (!(slot->value = strdup(value))) return remote ? 0 : -1;
+    const char *job = remote ? NULL : getenv(slot->job_env);
+    slot->from_job = job && strcmp(job, value) == 0;
+  }
   return 0;
 }
 
 static int srt_recipe_cb(int val, const char *optarg, int remote) {
   (void)val;
-  return srt_store(&srt_recipe_value, "srt-recipe", optarg, remote);
+  return srt_store(&srt_recipe, "srt-recipe", optarg, remote);
 }
 
 static int srt_step_cb(int val, const char *optarg, int remote) {
   (void)val;
-  return srt_store(&srt_step_value, "srt-step", optarg, remote);
+  return srt_store(&srt_step, "srt-step", optarg, remote);
 }
 
 static struct spank_option srt_options[] = {
@@ -80,7 +103,7 @@ static struct spank_option srt_options[] = {
 /* Is this an srt job at all? The option, or the snapshot a submit side already took (with
  * sbatch --export=NONE the batch step loses the option but keeps SLURM_SPANK_* variables). */
 static int srt_job_present(spank_t sp) {
-  if (srt_recipe_value || srt_step_value) return 1;
+  if (srt_recipe.value || srt_step.value) return 1;
   if (spank_remote(sp)) {
     char probe[2];
     spank_err_t rc = spank_getenv(sp, SRT_SNAPSHOT_JOB_ENV, probe, sizeof probe);
@@ -161,7 +184,7 @@ static int srt_forward(const char *callback, spank_t sp) {
     srt_tell_job_load_failed(sp);
     return -1;
   }
-  struct srt_loader_state state = {SRT_IMPL_ABI, srt_recipe_value, srt_step_value, srt_argc, srt_argv};
+  struct srt_loader_state state = {SRT_IMPL_ABI, srt_recipe.value, srt_step.value, srt_argc, srt_argv};
   return srt_impl_fn(callback, sp, &state);
 }
 
