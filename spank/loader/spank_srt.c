@@ -256,5 +256,9 @@ int slurm_spank_exit(spank_t sp, int ac, char **av) {
   (void)ac; (void)av;
   long long t0 = SRT_START();
   if (srt_impl_fn) srt_forward("exit", sp);  /* exit failures are ignored by Slurm anyway */
+  /* The last callback in every context, before Slurm dlcloses the plugin. */
+  free(srt_recipe.value);
+  free(srt_step.value);
+  srt_recipe.value = srt_step.value = NULL;
   return srt_timed_result(sp, "exit", t0, 0);
 }

@@ -8,22 +8,91 @@
 //    environment re-delivers (SLURM_SPANK__SLURM_SPANK_OPTION_srt_srt_recipe): a nested sbatch
 //    runs the recipe it names.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "glue.hpp"
+#include "fake_spank.hpp"
 #include "srt/contract.hpp"
 
-using namespace srt::glue_test;
+// Not glue.cpp: the implementation comes in as the library the loader dlopens, so this program
+// holds no copy of its objects (two exported srt_impl_abi would be an ODR violation under ASan).
+extern "C" {
+#include "impl_abi.h"
+}
+
 using Catch::Matchers::Contains;
 namespace fake = srt::fake;
 
 namespace {
 
 std::vector<spank_option> g_registered;  // what the loader registered, copied as Slurm copies it
+
+std::string source_path(const std::string& relative) { return std::string(SRT_SOURCE_DIR) + "/" + relative; }
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "srt-loader-test-XXXXXX").string();
+    if (!::mkdtemp(&pattern[0])) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The lab's profile shape (tests/cluster/lab-profile.sh), enough for the lab recipes.
+std::string write_lab_profile(const TempDir& dir) {
+  const std::string path = dir.path() + "/cluster.yaml";
+  std::ofstream(path) << "cluster: lab\ngpus_per_node: 8\ncontainer_runtime: bwrap\nport_range_begin: 20000\n"
+                         "port_range_end: 28999\nresults_root: "
+                      << dir.path() << "/results\nfrontend_port: 8000\nkv_events_capability: offset\n"
+                                       "engine_command: [/usr/bin/python3, -m, atom.entrypoints.openai_server]\n"
+                                       "router_command: [/usr/bin/atomesh]\n";
+  return path;
+}
+
+// Runs `fn` with fd 2 sent to a file; returns what it wrote (task_init reports on the task's stderr).
+std::string capture_stderr(const std::function<void()>& fn) {
+  char path[] = "/tmp/srt-loader-stderr-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) throw std::runtime_error("mkstemp failed");
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  ::dup2(fd, 2);
+  fn();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  ::close(fd);
+  std::ifstream in(path, std::ios::binary);
+  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ::unlink(path);
+  return out;
+}
+
+std::string log_text() {
+  std::string out;
+  for (const auto& l : fake::process().log) out += l + "\n";
+  return out;
+}
 
 }  // namespace
 
@@ -58,6 +127,7 @@ class Loader {
     argv_.push_back(nullptr);
   }
   ~Loader() {
+    call("exit");  // Slurm's last callback before it dlcloses the plugin
     ::dlclose(handle_);
     // Gone, so the next case starts with the loader's statics zeroed.
     CHECK(::dlopen(SRT_LOADER_PATH, RTLD_NOW | RTLD_NOLOAD) == nullptr);
