@@ -84,7 +84,7 @@ TEST_CASE("no include line: the drop-in is never read") {
   CHECK(srt::find_plugin(srt::walk_plugstack("/etc/slurm/plugstack.conf", fs), "spank_srt.so").empty());
 }
 
-TEST_CASE("relative includes resolve against the including file; loops and missing files are problems") {
+TEST_CASE("relative includes resolve against the including file, loops and missing files are problems") {
   const auto fs = fake_fs({
       {"/etc/slurm/plugstack.conf", "include conf.d/*.conf\ninclude /etc/slurm/plugstack.conf\n"},
       {"/etc/slurm/conf.d/srt.conf", "optional spank_srt.so\n"},

@@ -63,7 +63,7 @@ TEST_CASE("KV events off: no KV-event variable, port or endpoint") {
   }
 }
 
-TEST_CASE("offset: each worker gets a block as wide as its ranks; the Plan advertises every rank") {
+TEST_CASE("offset: each worker gets a block as wide as its ranks, the Plan advertises every rank") {
   for (const char* capability : {"offset", "auto"}) {  // auto: assume offset until preflight says
     const srt::Plan plan = plan_with(two_workers_per_node(), capability);
     REQUIRE(plan.kv_events_mode == "offset");

@@ -32,7 +32,7 @@ TEST_CASE("node demand is srtctl's: prefill + decode nodes, plus dedicated roles
   CHECK(srt::node_demand(r, p) == 4);  // one per role
 }
 
-TEST_CASE("2P1D: each worker owns a whole node; router and benchmark on node 0") {
+TEST_CASE("2P1D: each worker owns a whole node, router and benchmark on node 0") {
   srt::Plan plan = srt::make_plan(dsv4_2p1d(), srt::default_profile(), inputs(3));
   REQUIRE(plan.nodes.size() == 3);
   CHECK(plan.nodes[0].roles == std::vector<std::string>{"prefill:0", "frontend", "benchmark"});

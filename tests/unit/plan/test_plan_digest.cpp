@@ -64,7 +64,7 @@ std::vector<Mutation> mutations() {
 
 }  // namespace
 
-TEST_CASE("the digest is stable: same inputs, same digest; the recorded one is plan_digest's") {
+TEST_CASE("the digest is stable: same inputs, same digest, the recorded one is plan_digest's") {
   const srt::Plan a = kv_plan();
   const srt::Plan b = kv_plan();
   CHECK(a.digest.size() == 64);

@@ -58,7 +58,7 @@ TEST_CASE("the public frontend port is 8000 on the head node, everything else in
       }
 }
 
-TEST_CASE("exclusive nodes: ports do not depend on the job id; shared nodes: disjoint per job slot") {
+TEST_CASE("exclusive nodes: ports do not depend on the job id, shared nodes: disjoint per job slot") {
   srt::Profile prof = srt::default_profile();
   const auto a = srt::make_plan(dsv4_2p1d(), prof, inputs(3, 1));
   const auto b = srt::make_plan(dsv4_2p1d(), prof, inputs(3, 2));

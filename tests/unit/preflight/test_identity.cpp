@@ -45,7 +45,7 @@ TEST_CASE("a full commit matches a found commit by prefix either way") {
   CHECK(framework_matches(kFull, "0.1.0", kFull));            // the checkout's commit counts too
 }
 
-TEST_CASE("plain versions compare exactly; missing is unknown, not a match") {
+TEST_CASE("plain versions compare exactly, missing is unknown, not a match") {
   CHECK(framework_matches("0.3.6", "0.3.6", ""));
   CHECK_FALSE(framework_matches("0.3.6", "0.3.6.post1", ""));
   CHECK_FALSE(framework_matches("0.3", "0.3.6", ""));

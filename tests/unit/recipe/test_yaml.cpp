@@ -85,7 +85,7 @@ TEST_CASE("python_str renders like Python's str()", "[yaml]") {
   CHECK(srt::python_str(Json::parse(R"({"k": "it's"})")) == "{'k': \"it's\"}");
 }
 
-TEST_CASE("marks point at keys and list items; mark_of falls back to the nearest ancestor", "[yaml]") {
+TEST_CASE("marks point at keys and list items, mark_of falls back to the nearest ancestor", "[yaml]") {
   auto doc = srt::parse_yaml("a:\n  b: 1\n  c:\n    - x\n    - y\n", "m.yaml");
   CHECK(doc.marks.at("a.b").line == 2);
   CHECK(doc.marks.at("a.b").column == 3);
@@ -96,7 +96,7 @@ TEST_CASE("marks point at keys and list items; mark_of falls back to the nearest
   CHECK(d.str() == "m.yaml:5:7: a.c[1]: bad; fix it");
 }
 
-TEST_CASE("duplicate keys: last wins with a warning naming both lines; strict refuses", "[yaml]") {
+TEST_CASE("duplicate keys: last wins with a warning naming both lines, strict refuses", "[yaml]") {
   const std::string text = "a: 1\nb: 2\na: 3\n";
   auto doc = srt::parse_yaml(text, "d.yaml");
   CHECK(doc.root["a"] == Json(3));

@@ -93,7 +93,7 @@ TEST_CASE("figures are InferenceX's: intvty = 1000 / median TPOT, per-GPU throug
   CHECK(at(run, 4).total_per_gpu < at(run, 32).total_per_gpu);
 }
 
-TEST_CASE("2P1D sweep without status.json: zero completed is failed; expected = found") {
+TEST_CASE("2P1D sweep without status.json: zero completed is failed, expected = found") {
   const auto run = srt::report::load_runs(kFixtures / "4102").at(0);
   CHECK(run.name == kName2p1d);
   CHECK(run.expected_source == "result files");
@@ -174,7 +174,7 @@ TEST_CASE("malformed or mistyped result files are errors naming the file and key
   CHECK_THAT(error_of(run), Catch::Contains("plan.json") && Catch::Contains("processes"));
 }
 
-TEST_CASE("status.json: recorded exit codes fail a point; a bad status.json is named") {
+TEST_CASE("status.json: recorded exit codes fail a point, a bad status.json is named") {
   TempDir tmp;
   const fs::path run = tmp.copy_run("4101");
   write_file(run / "status.json",
