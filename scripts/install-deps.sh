@@ -3,30 +3,13 @@
 # Idempotent: when every package is present it returns in well under a second.
 set -euo pipefail
 
-packages=(
-  # toolchain
-  build-essential cmake pkg-config git
-  # Slurm (headers for spank.h and libslurm's hostlist API; the daemons for the lab cluster)
-  libslurm-dev slurmctld slurmd slurm-client munge
-  # libraries core/ and helper/ use
-  libyaml-cpp-dev libzmq3-dev cppzmq-dev libspdlog-dev libfmt-dev libhwloc-dev hwloc
-  librocm-smi-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libcurl4-openssl-dev
-  # msgpack-c/cxx: srt-helper kv-watch decodes KV-event batches
-  libmsgpack-dev
-  catch2 libssl-dev
-  # stand-ins and test tools (Debian's python3, not any other python on PATH)
-  python3 python3-yaml python3-aiohttp python3-zmq python3-msgpack python3-uvloop
-  iproute2 procps util-linux bubblewrap shellcheck time
-  # packaging
-  rpm rpmlint dpkg-dev fakeroot
-  # sanitizers and fuzzing
-  clang libclang-rt-14-dev
-  # report pictures
-  python3-matplotlib
-  # what srtctl (NVIDIA/srt-slurm, from a checkout) imports, for tests/bench's side-by-side run
-  python3-marshmallow python3-marshmallow-dataclass python3-pydantic python3-rich
-  python3-ruamel.yaml python3-jinja2 python3-requests python3-prometheus-client python3-typeguard
-)
+# The names, per Debian release, are in scripts/packages.list (scripts/rootfs.sh reads the same
+# list for the build matrix's root filesystems). The host installs every group.
+# shellcheck source=/dev/null
+release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+list=$("$(dirname "${BASH_SOURCE[0]}")/packages.sh" "$release" build unit lab host) ||
+  { echo "install-deps: no package list for Debian release '$release'" >&2; exit 1; }
+mapfile -t packages <<<"$list"
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #include "job_state.hpp"
 
+#include <cerrno>
 #include <memory>
 
 extern "C" {
@@ -57,7 +58,8 @@ std::optional<JobState> job_state(std::uint64_t job_id, std::string& error) {
   const int rc = slurm_load_job(&msg, static_cast<uint32_t>(job_id), SHOW_ALL);
 #endif
   if (rc != SLURM_SUCCESS || !msg) {
-    error = slurm_strerror(slurm_get_errno());
+    // errno, not slurm_get_errno(): 24.11 removed that function; libslurm sets errno itself.
+    error = slurm_strerror(errno);
     return std::nullopt;
   }
   std::unique_ptr<job_info_msg_t, decltype(&slurm_free_job_info_msg)> owner(msg, slurm_free_job_info_msg);

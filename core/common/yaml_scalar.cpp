@@ -164,7 +164,12 @@ std::optional<Json> resolve_plain(const std::string& text, std::string& error) {
 std::optional<Json> resolve_tagged(const std::string& tag, const std::string& text, bool plain,
                                    std::string& error) {
   static const std::string core = "tag:yaml.org,2002:";
-  if (tag == "?") return plain ? resolve_plain(text, error) : Json(text);
+  // Not one conditional expression: Json converts from std::optional<Json> and back, and GCC 16
+  // finds `plain ? std::optional<Json> : Json` ambiguous.
+  if (tag == "?") {
+    if (plain) return resolve_plain(text, error);
+    return Json(text);
+  }
   if (tag == "!" || tag == core + "str") return Json(text);
   if (tag == core + "null") return Json(nullptr);
   if (tag == core + "bool") {

@@ -21,7 +21,7 @@ spank_handle g_handle;
 
 bool is_remote() { return g_process.context == S_CTX_REMOTE; }
 
-std::string vformat(const char* fmt, va_list ap) {
+__attribute__((format(printf, 1, 0))) std::string vformat(const char* fmt, va_list ap) {
   va_list copy;
   va_copy(copy, ap);
   const int n = std::vsnprintf(nullptr, 0, fmt, copy);
@@ -77,7 +77,17 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...) {
   auto it = g_process.items.find(item);
   if (it == g_process.items.end()) return ESPANK_NOT_AVAIL;
   va_list ap;
+  // spank.h puts an enum before the ellipsis, as Slurm's own definition has it; clang calls
+  // va_start on a parameter whose type is promoted undefined behaviour (the x86-64 and aarch64
+  // ABIs pass it as the int it promotes to, which is what Slurm relies on too).
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wvarargs"
+#endif
   va_start(ap, item);
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
   // Every item the fake serves is a uint32_t * (the job, step and node ids).
   *va_arg(ap, std::uint32_t*) = it->second;
   va_end(ap);
