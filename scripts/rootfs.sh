@@ -134,6 +134,9 @@ cmd_inside() {  # ROOT CWD NRW RW... CMD...
   }
   trap unmount_all EXIT
   mnt() { mount "$@"; mounted+=("${*: -1}"); }  # mount's last argument is the mount point
+  # The root itself a mount point, as a real system's is (mount(2) on "/", e.g. making it
+  # private in a test's own namespace, fails with EINVAL on a plain directory).
+  mnt --bind "$root" "$root"
   mnt -t proc proc "$root/proc"
   mnt --rbind /sys "$root/sys"
   mnt --rbind /dev "$root/dev"
