@@ -9,11 +9,16 @@ set(SRT_PLUGSTACK_DIR "${CMAKE_INSTALL_FULL_SYSCONFDIR}/slurm/plugstack.conf.d" 
 set(SRT_RECIPE_DIR "${CMAKE_INSTALL_DATADIR}/srt/recipes" CACHE PATH "Where the shipped recipes are installed")
 
 # The drop-in in the source tree is written for the RPM layout; other layouts get their paths.
-file(READ "${PROJECT_SOURCE_DIR}/etc/plugstack.conf.d/srt.conf" _srt_conf)
-string(REPLACE "/usr/lib64/slurm/spank_srt.so" "${SRT_PLUGIN_DIR}/spank_srt.so" _srt_conf "${_srt_conf}")
-string(REPLACE "profile=/etc/srt/cluster.yaml" "profile=${SRT_PROFILE_PATH}" _srt_conf "${_srt_conf}")
-file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/etc/plugstack.conf.d/srt.conf" CONTENT "${_srt_conf}")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/etc/plugstack.conf.d/srt.conf")
+# srt_plugstack_conf(OUTPUT PLUGIN_DIR): that drop-in for a plugin installed in PLUGIN_DIR
+# (packaging/CMakeLists.txt makes the .deb's with it).
+function(srt_plugstack_conf output plugin_dir)
+  file(READ "${PROJECT_SOURCE_DIR}/etc/plugstack.conf.d/srt.conf" _srt_conf)
+  string(REPLACE "/usr/lib64/slurm/spank_srt.so" "${plugin_dir}/spank_srt.so" _srt_conf "${_srt_conf}")
+  string(REPLACE "profile=/etc/srt/cluster.yaml" "profile=${SRT_PROFILE_PATH}" _srt_conf "${_srt_conf}")
+  file(GENERATE OUTPUT "${output}" CONTENT "${_srt_conf}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/etc/plugstack.conf.d/srt.conf")
+endfunction()
+srt_plugstack_conf("${PROJECT_BINARY_DIR}/etc/plugstack.conf.d/srt.conf" "${SRT_PLUGIN_DIR}")
 install(FILES "${PROJECT_BINARY_DIR}/etc/plugstack.conf.d/srt.conf" DESTINATION "${SRT_PLUGSTACK_DIR}")
 
 get_filename_component(_srt_profile_dir "${SRT_PROFILE_PATH}" DIRECTORY)

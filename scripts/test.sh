@@ -40,6 +40,17 @@ configure_and_build() {  # DIR [--target T]... extra-cmake-args...   (no --targe
   cmake --build "$dir" -j "$jobs" "${targets[@]}" >/dev/null 2>&1
 }
 
+# The main build is configured as the packages are (the spec's cmake arguments, and Debian's
+# plugin directory for the .deb's two binaries that name it): the packaging tests package its
+# binaries instead of compiling the project again, and every other test runs what ships.
+main_build() {
+  local layout
+  layout=$(bash "$src/packaging/build-packages.sh" --layout-args) || return 1
+  local -a args
+  mapfile -t args <<<"$layout"
+  configure_and_build "$build" "${args[@]}"
+}
+
 # The build matrix (issue 21): in RELEASE's root filesystem (scripts/rootfs.sh; made by the
 # "rootfs" phases), with its GCC and Slurm: plugin, implementation, srt-helper and the unit tests
 # (the unit_tests target), warnings as errors, then ctest -L unit there. The packages' -O2
@@ -113,7 +124,7 @@ rootfs_wait() {  # RELEASE
   cat "$build/rootfs-$1.log"
   return "$rc"
 }
-phase build configure_and_build "$build"
+phase build main_build
 if [ "$quick" = 0 ]; then  # before the tests: nothing of it runs beside the lab's timing
   for release in "${matrix_releases[@]}"; do
     phase "rootfs $release" rootfs_wait "$release"
@@ -133,7 +144,8 @@ if [ "$quick" = 0 ]; then
   mkdir -p "$clang_build"
   phase "build clang (host)" clang_configure_and_build
   mkdir -p "$asan_build"
-  phase "build asan+ubsan" configure_and_build "$asan_build" -DSRT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  # The unit targets only: `ctest -L unit` is all that runs there.
+  phase "build asan+ubsan" configure_and_build "$asan_build" --target unit_tests -DSRT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   phase "ctest unit (asan+ubsan)" run_ctest "$asan_build" unit
   mkdir -p "$fuzz_build"
