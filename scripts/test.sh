@@ -57,8 +57,10 @@ main_build() {
 # without -g: the same warnings, a quarter less compile time.
 # Not run there: rsmi_namespace drives the real ROCm SMI library on a fake sysfs, and trixie's
 # 6.1 numbers the GPUs in another order than bookworm's 5.2 (the test expects 5.2's) while sid's
-# 6.4 does not initialise on it at all: issue 21's follow-up.
-matrix_unit_exclude='^rsmi_namespace$'
+# 6.4 does not initialise on it at all; exec.sandbox runs bubblewrap, which needs a user
+# namespace, and the kernel refuses those to a process in a chroot (rootfs.sh would have to
+# pivot_root instead). Both are issue 21's follow-up.
+matrix_unit_exclude='^(rsmi_namespace|exec\.sandbox)$'
 nodebug_flags=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
 matrix_build() {  # RELEASE
   local release=$1 dir=$src/build-matrix-$1
