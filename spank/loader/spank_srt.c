@@ -9,10 +9,20 @@
 #include <time.h>
 
 #include <slurm/spank.h>
+#include <slurm/slurm_version.h>
 
 #include "../impl_abi.h"
 
 SPANK_PLUGIN(srt, 1);
+
+#if defined(SLURM_VERSION_NUMBER) && SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+/* Slurm 25.05 ("Ticket 20604: Spank error codes were not properly propagated. Fixed in 25.05";
+ * spank.h declares this symbol from then on): a plugin says what a failing slurm_spank_init in
+ * slurmstepd means. ESPANK_NODE_FAILURE drains the node and requeues the job; nothing this plugin
+ * checks is the node's fault (a recipe, a missing implementation: those fail the job in task_init,
+ * and init itself only registers options), so it is the job that fails, never the node. */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
 
 #ifndef SRT_DEFAULT_IMPL
 #define SRT_DEFAULT_IMPL "/usr/lib64/slurm/srt_spank_impl.so"

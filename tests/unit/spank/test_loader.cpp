@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <slurm/slurm_version.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -229,4 +231,21 @@ TEST_CASE("loader, inside an srt job: the command line's --srt-recipe wins over 
 
   // Only that one value may be overridden: a second one on the command line is a conflict.
   CHECK(loader.option("srt-recipe", kRecipe.c_str(), 0) == -1);
+}
+
+// Slurm 25.05 and later read slurm_spank_init_failure_mode from the plugin (spank.h declares it
+// from then on): a failing slurm_spank_init in slurmstepd drains the node unless it says
+// ESPANK_JOB_FAILURE. Built against an older Slurm the symbol must not be there at all (no
+// such Slurm reads it, and ESPANK_JOB_FAILURE does not exist in its headers).
+TEST_CASE("loader: the init failure mode is the job's, never the node's (Slurm 25.05 and later)", "[spank][loader]") {
+  void* handle = ::dlopen(SRT_LOADER_PATH, RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(handle);
+  const void* mode = ::dlsym(handle, "slurm_spank_init_failure_mode");
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+  REQUIRE(mode);
+  CHECK(*static_cast<const int*>(mode) == ESPANK_JOB_FAILURE);
+#else
+  CHECK(mode == nullptr);
+#endif
+  ::dlclose(handle);
 }
