@@ -27,14 +27,16 @@ launch_cancel_job() { [[ -n "${jid:-}" ]] && scancel "$jid" 2>/dev/null; true; }
 # python3 in the job is Debian's (BASE/bin first in PATH, see lab-profile.sh) and the launcher
 # reads the lab's profile (the one the plugin's plugstack line names).
 # --exclusive: the profile says node_sharing: exclusive, and two jobs on one node would collide
-# on every port (and one job's health probes would find the other's workers).
+# on every port (and one job's health probes would find the other's workers); the launcher
+# refuses a job without it. LAUNCH_SHARED=1 leaves it out (shared-mode tests).
 launch_submit() {
-  local recipe=$1 nodes
+  local recipe=$1 nodes exclusive=--exclusive
   shift
+  [[ "${LAUNCH_SHARED:-}" == 1 ]] && exclusive=
   mkdir -p "$LAB_BASE/work"
   nodes=$("$SRT_HELPER" nodes --profile "$LAB_BASE/etc/srt/cluster.yaml" "$recipe")
   PATH="$LAB_BASE/bin:$PATH" SRTSLURM_CONFIG="$LAB_BASE/etc/srt/cluster.yaml" \
-    sbatch --parsable --exclusive --srt-recipe="$recipe" -N"$nodes" -o "$LAB_BASE/work/launch-%j.out" "$@" "$SRT_JOB"
+    sbatch --parsable ${exclusive:+"$exclusive"} --srt-recipe="$recipe" -N"$nodes" -o "$LAB_BASE/work/launch-%j.out" "$@" "$SRT_JOB"
 }
 
 # launch_job_dir JOBID: where the launcher writes status.json and logs/ (results_root/JOBID).
