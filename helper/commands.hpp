@@ -21,5 +21,6 @@ void add_kv_watch(CLI::App& app);
 void add_submit(CLI::App& app);
 void add_run(CLI::App& app);
 void add_preflight(CLI::App& app);
+void add_port_check(CLI::App& app);
 
 }  // namespace srt::helper

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add_submit(app);
   add_run(app);
   add_preflight(app);
+  add_port_check(app);
 
   try {
     app.parse(argc, argv);

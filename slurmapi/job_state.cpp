@@ -72,6 +72,7 @@ std::optional<JobState> job_state(std::uint64_t job_id, std::string& error) {
   s.state = job_state_name(job.job_state & JOB_STATE_BASE);
   s.completing = (job.job_state & JOB_COMPLETING) != 0;
   s.node_failure = (job.job_state & JOB_STATE_BASE) == JOB_NODE_FAIL || job.state_reason == FAIL_DOWN_NODE;
+  s.exclusive = job.shared == JOB_SHARED_NONE;
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0)
   if (job.failed_node) s.failed_node = job.failed_node;
 #endif

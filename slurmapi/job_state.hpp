@@ -18,6 +18,9 @@ struct JobState {
   bool completing = false;  // JOB_COMPLETING: Slurm is ending it
   bool node_failure = false;  // NODE_FAIL, or reason FAIL_DOWN_NODE ("NodeDown")
   std::string failed_node;  // the node Slurm names (libslurm 24.11 and later), else ""
+  // No other job can be given these nodes: --exclusive, or a partition with OverSubscribe=EXCLUSIVE
+  // (slurmctld reports both as JOB_SHARED_NONE in the job's `shared`).
+  bool exclusive = false;
 };
 
 // nullopt when slurmctld does not answer; `error` then says why (slurm_strerror).

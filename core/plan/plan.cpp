@@ -97,7 +97,16 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   std::vector<NodePorts> ports;
   for (int i = 0; i < n; ++i) ports.emplace_back(profile, in.job_id, plan.nodes[std::size_t(i)].name);
   const bool has_router = recipe.frontend.type == "atomesh";
-  if (has_router) ports[std::size_t(roles.head)].claim(profile.frontend_port, "the public frontend port");
+  // Exclusive nodes: the profile's fixed port, as srt-slurm's. Shared nodes: the first port of
+  // the job's own slice on the head node, or two jobs sharing it would both want the profile's
+  // (issue 23, finding 5); SRT_FRONTEND_PORT tells the benchmark which.
+  int frontend_port = profile.frontend_port;
+  if (has_router) {
+    if (profile.node_sharing == NodeSharing::shared)
+      frontend_port = ports[std::size_t(roles.head)].one("the public frontend port");
+    else
+      ports[std::size_t(roles.head)].claim(profile.frontend_port, "the public frontend port");
+  }
 
   const WorkerContext ctx(recipe, profile, in.job_id, kv);
   std::vector<Process> relays;
@@ -127,7 +136,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   env.emplace_back("SRT_RECIPE", in.recipe_path);
   env.emplace_back("SRT_HEAD_NODE", head.name);
   env.emplace_back("SRT_FRONTEND_HOST", head.address);
-  env.emplace_back("SRT_FRONTEND_PORT", std::to_string(profile.frontend_port));
+  env.emplace_back("SRT_FRONTEND_PORT", std::to_string(frontend_port));
   env.emplace_back("SRTCTL_FRONTEND_TYPE", recipe.frontend.type);
   for (const char* role : {"prefill", "decode", "agg"}) {
     std::string ips, endpoints_list;
@@ -149,7 +158,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   }
 
   if (has_router) {
-    Process router = make_router(recipe, profile, head, ports[std::size_t(roles.head)], workers, plan.nodes);
+    Process router = make_router(recipe, profile, head, frontend_port, ports[std::size_t(roles.head)], workers, plan.nodes);
     plan.nodes[std::size_t(roles.head)].roles.push_back("frontend");
     plan.processes.push_back(std::move(router));
   }

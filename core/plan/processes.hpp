@@ -52,7 +52,8 @@ struct WorkerContext {
 Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node,
                          NodePorts& ports, Process* relay);
 
-Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, NodePorts& ports,
+// frontend_port: the public port the Plan chose (the profile's, or the job's own when shared).
+Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int frontend_port, NodePorts& ports,
                     const std::vector<const Process*>& workers, const std::vector<PlanNode>& nodes);
 
 Process make_benchmark(const Recipe& r, const PlanNode& bench, const EnvList& job_env);

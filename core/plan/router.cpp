@@ -15,7 +15,7 @@ std::string url_of(const Process& w, const std::vector<PlanNode>& nodes) {
 
 }  // namespace
 
-Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, NodePorts& ports,
+Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int frontend_port, NodePorts& ports,
                     const std::vector<const Process*>& workers, const std::vector<PlanNode>& nodes) {
   Process router;
   router.name = "router";
@@ -24,7 +24,7 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, Nod
   router.node = head.name;
   router.step_name = "router";
   router.log_file = head.name + "_atomesh_0.out";
-  router.ports["http"] = {p.frontend_port};
+  router.ports["http"] = {frontend_port};
   router.ports["metrics"] = {ports.one("router --prometheus-port")};
 
   int prefill = 0, decode = 0, agg = 0;
@@ -54,14 +54,14 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, Nod
     for (const Process* w : workers) router.argv.push_back(url_of(*w, nodes));
   }
   router.argv.insert(router.argv.end(),
-                     {"--host", "0.0.0.0", "--port", std::to_string(p.frontend_port), "--backend", "atom",
+                     {"--host", "0.0.0.0", "--port", std::to_string(frontend_port), "--backend", "atom",
                       "--prometheus-port", std::to_string(router.ports["metrics"].front())});
   const auto extra = frontend_flags(r.frontend.args);
   router.argv.insert(router.argv.end(), extra.begin(), extra.end());
 
   for (const auto& [k, v] : r.environment) set_env(router.env, k, v);
   for (const auto& [k, v] : r.frontend.env) set_env(router.env, k, v);
-  router.readiness = {"workers", p.frontend_port, "/workers"};
+  router.readiness = {"workers", frontend_port, "/workers"};
   return router;
 }
 

@@ -26,7 +26,10 @@ std::vector<std::string> sbatch_arguments(const Recipe& r, const Profile& p, con
   if (p.gpu_sbatch_directive == "gres") add_directive(a, "gres", "gpu:" + std::to_string(gpn));
   else if (p.gpu_sbatch_directive == "gpus-per-node") add_directive(a, "gpus-per-node", std::to_string(gpn));
   if (p.use_segment_sbatch_directive) add_directive(a, "segment", std::to_string(nodes));
-  if (p.use_exclusive_sbatch_directive) add_directive(a, "exclusive", "");
+  // node_sharing: exclusive means every srt job uses the same ports on a node, so the job must
+  // have its nodes to itself whatever srtctl's use_exclusive_sbatch_directive says (the launcher
+  // refuses an allocation that is not exclusive; issue 23, finding 5).
+  if (p.use_exclusive_sbatch_directive || p.node_sharing == NodeSharing::exclusive) add_directive(a, "exclusive", "");
   const std::string account = !r.slurm.account.empty() ? r.slurm.account : p.default_account;
   const std::string partition = !r.slurm.partition.empty() ? r.slurm.partition : p.default_partition;
   const std::string time = !r.slurm.time_limit.empty() ? r.slurm.time_limit : p.default_time_limit;

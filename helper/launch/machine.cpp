@@ -4,6 +4,8 @@
 // normal path at once (Stop), and teardown runs on every path.
 #include <sys/time.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +17,7 @@
 
 #include "machine.hpp"
 #include "node_failure.hpp"
+#include "port_check.hpp"
 #include "preflight.hpp"
 #include "probe.hpp"
 #include "../results.hpp"
@@ -30,6 +33,7 @@ constexpr double kProbeSeconds = 0.1;    // readiness: noticed within a tenth of
 constexpr double kProgressSeconds = 15;  // a progress line at least this often while waiting
 constexpr int kTailLines = 30;
 constexpr double kSignalRaceSeconds = 0.3;
+constexpr double kPortCheckSeconds = 120;  // one srun on every node; slurmstepd start-up under load
 
 struct Stop {
   Outcome outcome;
@@ -57,6 +61,7 @@ class Launch {
       loaded_ = true;
       console_.open_log(job_.log_dir + "/sweep_" + std::to_string(job_.plan.job_id) + ".log");
       describe_plan();
+      check_nodes_and_ports();
       preflight();
       start_workers();
       wait_healthy();
@@ -153,6 +158,48 @@ class Launch {
       }
     }
     return awaited_ended;
+  }
+
+  // Nothing of the job's runs yet: its nodes must be its own (exclusive profiles) and every port
+  // the Plan gives a node free there, or the job stops now naming node and port, rather than a
+  // worker dying of EADDRINUSE or a probe finding another job's worker (issue 23, finding 5).
+  void check_nodes_and_ports() {
+    enter("ports");
+    std::string note;
+    if (const auto problem = exclusivity_problem(job_, note)) throw Stop{{"failed", *problem + " (no worker was started)", 1}};
+    if (!note.empty()) console_.line("ports: " + note);
+    const StepCommand cmd = port_check_command(job_);
+    int status = 0;
+    const std::string out = run_capture(cmd.argv(), kPortCheckSeconds, &status, true);
+    check_signal();
+    // Every held port goes to the console; the reason names the first one per node and counts
+    // the rest (another job's workers hold dozens).
+    std::vector<std::pair<std::string, int>> first_per_node;  // "node X: port P (...) ...", count
+    std::size_t from = 0;
+    while (from < out.size()) {
+      const std::size_t end = std::min(out.find('\n', from), out.size());
+      const std::string line = out.substr(from, end - from);
+      from = end + 1;
+      const std::size_t at = line.find("node ");
+      if (line.find("cannot be bound") == std::string::npos || at == std::string::npos) continue;
+      console_.line(line);
+      const std::string what = line.substr(at), node = what.substr(0, what.find(':'));
+      auto same = std::find_if(first_per_node.begin(), first_per_node.end(),
+                               [&](const auto& f) { return f.first.rfind(node + ":", 0) == 0; });
+      if (same == first_per_node.end()) first_per_node.emplace_back(what, 1);
+      else ++same->second;
+    }
+    std::string busy;
+    for (const auto& [line, count] : first_per_node)
+      busy += (busy.empty() ? "" : "; ") + line +
+              (count > 1 ? " (and " + std::to_string(count - 1) + " more planned port(s) on that node)" : "");
+    if (status == 0) {
+      console_.line("ports: every planned port is free on all " + std::to_string(job_.plan.nodes.size()) + " nodes");
+      return;
+    }
+    if (busy.empty()) busy = "the port check step " + std::string(status == -1 ? "did not finish in time" : "failed") +
+                             ": " + (out.size() > 400 ? out.substr(out.size() - 400) : out);
+    throw Stop{{"failed", "ports: " + busy + " (no worker was started)", 1}};
   }
 
   // The probe in each role's image, all roles at once, before any worker starts: a missing

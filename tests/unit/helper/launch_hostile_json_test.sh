@@ -16,8 +16,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 mkdir -p "$work/results" "$work/bin"
 profile="$work/cluster.yaml"
+# node_sharing: shared: no slurmctld here to ask whether the job has its nodes to itself.
 cat > "$profile" <<YAML
 cluster: hostile-json-test
+node_sharing: shared
 gpus_per_node: 8
 container_runtime: none
 results_root: $work/results

@@ -74,8 +74,10 @@ check_home() {
 mkdir -p "$work/results" "$work/bin" "$work/rec"
 chmod 1777 "$work/results" "$work/rec"
 profile="$work/cluster.yaml"
+# node_sharing: shared: no slurmctld here to ask whether the job has its nodes to itself.
 cat > "$profile" <<YAML
 cluster: planted-files-test
+node_sharing: shared
 gpus_per_node: 8
 container_runtime: none
 results_root: $work/results
@@ -100,9 +102,10 @@ print(base64.b64encode(json.dumps(j).encode()).decode())' "$recipe" "$profile")
 }
 
 case_launch() {
-  # srun fails at once: every preflight probe ends unanswered, the job fails and tears down,
-  # which writes everything a job writes (status, plan, fingerprints, console, both tarballs).
-  printf '#!/bin/sh\nexit 1\n' > "$work/bin/srun"
+  # srun fails at once but for the port check: every preflight probe ends unanswered, the job
+  # fails and tears down, which writes everything a job writes (status, plan, fingerprints,
+  # console, both tarballs).
+  printf '#!/bin/sh\ncase "$*" in *" port-check "*) exit 0 ;; esac\nexit 1\n' > "$work/bin/srun"
   chmod 755 "$work/bin/srun"
   local jid=4242 dir="$work/results/4242" env rc out
   read -r -a env <<< "$(job_env "$jid")"

@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "recipes.hpp"
+#include "srt/port_check.hpp"
 
 using namespace test_recipes;
 
@@ -72,9 +74,62 @@ TEST_CASE("exclusive nodes: ports do not depend on the job id, shared nodes: dis
   for (const auto* pl : {&c, &d})
     for (const auto& p : pl->processes)
       for (const auto& [kind, ports] : p.ports)
-        if (!(p.name == "router" && kind == "http"))
-          for (int port : ports) (pl == &c ? c_ports : d_ports).insert(port);
+        for (int port : ports) (pl == &c ? c_ports : d_ports).insert(port);
   for (int port : c_ports) CHECK_FALSE(d_ports.count(port));
+}
+
+TEST_CASE("shared nodes: the public frontend port is the job's own, in its slice, and the contract says which") {
+  srt::Profile prof = srt::default_profile();
+  prof.node_sharing = srt::NodeSharing::shared;
+  prof.shared_job_slots = 4;
+  const int width = (prof.port_range_end - prof.port_range_begin + 1) / 4;
+  for (std::uint64_t job : {1, 2, 7}) {
+    const srt::Plan plan = srt::make_plan(dsv4_2p1d(), prof, inputs(3, job));
+    const srt::Process* router = plan.find("router");
+    REQUIRE(router);
+    const int port = router->ports.at("http").front();
+    const int slice = prof.port_range_begin + int(job % 4) * width;
+    INFO("job " << job << ": frontend port " << port);
+    CHECK(port >= slice);
+    CHECK(port < slice + width);
+    CHECK(port != prof.frontend_port);
+    CHECK(router->readiness.port == port);
+    CHECK(std::find(router->argv.begin(), router->argv.end(), std::to_string(port)) != router->argv.end());
+    const auto env = std::find_if(plan.job_env.begin(), plan.job_env.end(),
+                                  [](const auto& kv) { return kv.first == "SRT_FRONTEND_PORT"; });
+    REQUIRE(env != plan.job_env.end());
+    CHECK(env->second == std::to_string(port));
+  }
+}
+
+TEST_CASE("planned_ports lists every port of every process once per node, as port-check words") {
+  const srt::Plan plan = srt::make_plan(dsv4_2p1d(), srt::default_profile(), inputs(3));
+  const auto uses = srt::planned_ports(plan);
+  std::size_t expected = 0;
+  for (const auto& [key, owner] : all_ports(plan)) {
+    (void)owner;
+    ++expected;
+  }
+  CHECK(uses.size() == expected);
+  bool frontend = false;
+  for (const auto& u : uses) {
+    const auto back = srt::parse_port_spec(srt::port_spec(u));
+    REQUIRE(back);
+    CHECK(back->node == u.node);
+    CHECK(back->port == u.port);
+    CHECK(back->what == u.what);
+    if (u.what == "router http") frontend = u.port == 8000 && u.node == plan.find("router")->node;
+  }
+  CHECK(frontend);
+}
+
+TEST_CASE("parse_port_spec refuses what is not NODE:PORT:WHAT") {
+  CHECK(srt::parse_port_spec("n1:20001:prefill:0 http")->what == "prefill:0 http");
+  for (const char* bad : {"", "n1", "n1:", "n1:20001", "n1:20001:", ":20001:x", "n1::x", "n1:0:x", "n1:65536:x",
+                          "n1:-1:x", "n1:2e3:x", "n1:123456:x"}) {
+    INFO("'" << bad << "'");
+    CHECK_FALSE(srt::parse_port_spec(bad));
+  }
 }
 
 TEST_CASE("a range too small for the plan is a clear error naming the node and the profile keys") {
