@@ -22,6 +22,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import socket
 import sys
 import time
 import uuid
@@ -60,8 +61,13 @@ def standin_version():
 # ---------------------------------------------------------------------------------------
 
 class RankHandle:
-    def __init__(self, dp_rank, process, requests, ready):
+    def __init__(self, dp_rank, process, requests, ready, engine_id=""):
         self.dp_rank = dp_rank
+        self.engine_id = engine_id    # what the rank's side channel answers a handshake with
+        # mooncake_connector.py:301,430: the remote_port a prefill hands out is a number the
+        # kernel chose and nothing listens on; a decode that dials it instead of computing the
+        # side channel's port from remote_handshake_port fails, as it would against ATOM.
+        self.remote_port = unbound_port()
         self.process = process
         self.requests = requests
         self.ready = ready
@@ -124,7 +130,7 @@ class Engine:
                                name=f"EngineCore_DP{spec['dp_rank']}", daemon=False)
             proc.start()
             ready_send.close()
-            self.ranks.append(RankHandle(spec["dp_rank"], proc, requests, ready_recv))
+            self.ranks.append(RankHandle(spec["dp_rank"], proc, requests, ready_recv, spec["engine_id"]))
 
     def wait_ready(self):
         """Block until every rank reports ready; a rank that dies first fails the server."""
@@ -195,6 +201,27 @@ def resolve_kv_transfer_role(kv_cfg):
 # Mooncake handshake (decode side)
 # ---------------------------------------------------------------------------------------
 
+def unbound_port():
+    """A port number the kernel handed out and nothing listens on any more."""
+    with socket.socket() as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def side_channels(kv_in, tp_size):
+    """mooncake_connector.py:1005-1013: a decode rank ignores remote_port and dials, for each of
+    its TP ranks, remote_handshake_port + offset(remote_dp_rank, tp_rank, remote_tp_size,
+    remote_pp_size, remote_dp_size) on remote_host (port_offset.py; pp stage 0). The router must
+    carry the prefill's DP rank and sizes for this to reach the rank that holds the KV."""
+    base = int(kv_in["remote_handshake_port"])
+    dp_rank = int(kv_in.get("remote_dp_rank", 0) or 0)
+    remote_tp = int(kv_in.get("remote_tp_size", 1) or 1)
+    remote_dp = int(kv_in.get("remote_dp_size", 1) or 1)
+    host = kv_in["remote_host"]
+    return [(host, handshake_port_for(base, 0, dp_rank, tp_rank % remote_tp, remote_dp, remote_tp))
+            for tp_rank in range(tp_size)]
+
+
 class HandshakeCache:
     """The decode connector's per-remote-rank handshake over ZMQ (cached, like Mooncake's
     per-engine metadata). It is what proves the prefill's side channel is reachable at
@@ -205,7 +232,21 @@ class HandshakeCache:
         self._done = {}
         self._timeout = env_float("SRT_STANDIN_HANDSHAKE_TIMEOUT_S", 5.0)
 
-    async def ensure(self, host, port):
+    async def ensure(self, host, port, engine_id=None):
+        """The side channel's reply; with `engine_id`, the channel must be that engine's: the
+        KV a request names lives on one prefill rank, and Mooncake fetches it by that rank's
+        segment, so a channel of another rank (a router that lost remote_dp_rank, a port block
+        off by one) is a failed transfer, not a quiet success."""
+        reply = await self._handshake(host, port)
+        if engine_id is not None and reply.get("engine_id") != engine_id:
+            raise RuntimeError(
+                f"Mooncake handshake with {host}:{port}: that side channel is engine "
+                f"{reply.get('engine_id')} (dp_rank {reply.get('dp_rank')}, tp_rank "
+                f"{reply.get('tp_rank')}), the request's KV is on engine {engine_id}: "
+                "remote_dp_rank/remote_tp_size from the router do not match the prefill's ranks")
+        return reply
+
+    async def _handshake(self, host, port):
         key = (host, port)
         if key in self._done:
             return await asyncio.shield(self._done[key])
@@ -217,7 +258,10 @@ class HandshakeCache:
             sock.connect(f"tcp://{host}:{port}")
             await sock.send_multipart([b"handshake", msgpack.packb({"role": "kv_consumer"})])
             frames = await asyncio.wait_for(sock.recv_multipart(), self._timeout)
-            fut.set_result(msgpack.unpackb(frames[-1]))
+            reply = msgpack.unpackb(frames[-1])
+            log.info("Mooncake handshake with %s:%d: engine %s dp_rank %s tp_rank %s", host, port,
+                     reply.get("engine_id"), reply.get("dp_rank"), reply.get("tp_rank"))
+            fut.set_result(reply)
         except Exception as exc:  # noqa: BLE001
             del self._done[key]
             err = RuntimeError(f"Mooncake handshake with {host}:{port} failed: "
@@ -341,14 +385,10 @@ class Server:
         engine = self.engine
         kv_in = body.get("kv_transfer_params") or {}
         if kv_in.get("do_remote_prefill") and engine.kv_role == "kv_consumer":
-            host = kv_in.get("remote_host")
-            port = kv_in.get("remote_port")
-            if port is None and kv_in.get("remote_handshake_port") is not None:
-                port = kv_in["remote_handshake_port"] + \
-                    int(kv_in.get("remote_dp_rank", 0) or 0) * int(kv_in.get("remote_tp_size", 1))
             try:
-                await self.handshakes.ensure(host, int(port))
-            except (RuntimeError, TypeError, ValueError) as exc:
+                for host, port in side_channels(kv_in, engine.tp_size):
+                    await self.handshakes.ensure(host, port, kv_in.get("remote_engine_id"))
+            except (RuntimeError, TypeError, ValueError, KeyError) as exc:
                 log.error("KV transfer for request failed: %s", exc)
                 return json_error(500, str(exc), "internal_server_error")
 
@@ -453,10 +493,9 @@ class Server:
         return {
             "do_remote_prefill": True, "do_remote_decode": False,
             "remote_block_ids": list(range(blocks)), "remote_swa_block_ids": [],
-            "remote_engine_id": f"atom-{os.getpid()}-{rank.dp_rank}",
+            "remote_engine_id": rank.engine_id,
             "remote_host": self.host_ip,
-            "remote_port": handshake_port_for(engine.handshake_port, 0, rank.dp_rank, 0,
-                                              engine.dp_size, engine.tp_size),
+            "remote_port": rank.remote_port,
             "remote_handshake_port": engine.handshake_port,
             "tp_size": engine.tp_size, "dp_rank": rank.dp_rank, "remote_pp_size": 1,
             "transfer_id": self.requests_total, "first_token_id": 1, "draft_token_ids": [],

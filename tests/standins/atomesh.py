@@ -48,6 +48,8 @@ from standin_common import (client_session, raise_nofile_limit, run_app, run_ser
 log = setup_logging("atomesh")
 
 VERSION = os.environ.get("SRT_STANDIN_ATOMESH_VERSION", "0.1.0")
+# Tests only: a deliberate router bug ("drop-remote-dp-rank"), so the lab proves it would fail.
+MUTATION = os.environ.get("SRT_STANDIN_ATOMESH_MUTATION", "")
 POLICIES = ["random", "round_robin", "dp_sticky", "cache_aware", "power_of_two", "prefix_hash"]
 
 
@@ -556,6 +558,10 @@ class Gateway:
             kv["remote_dp_rank"] = kv["dp_rank"]
         elif prefill.dp_rank is not None:
             kv["remote_dp_rank"] = prefill.dp_rank
+        if MUTATION == "drop-remote-dp-rank":
+            # A mutation for the tests (issue 22): the router bug the decode's handshake must
+            # catch. Every rank's KV then looks like rank 0's.
+            kv.pop("remote_dp_rank", None)
         decode_body = dict(body, kv_transfer_params=kv)
         if self.args.atom_pd_rank_mapping_policy == "idx2idx" and prefill.dp_rank is not None:
             pinned = [w for w in router.available("decode") if w.dp_rank == prefill.dp_rank]

@@ -134,6 +134,25 @@ class Disaggregated(StandinTestCase):
         self.assertEqual(status, 200, body)
         self.assertIn("Mooncake side channel (kv_producer) bound", self.prefill.output())
 
+    def test_decode_dials_each_prefill_rank_by_offset_not_remote_port(self):
+        # mooncake_connector.py:1005-1013: remote_handshake_port + remote_dp_rank * tp, one side
+        # channel per prefill DP rank (base+8, base+9); remote_port is a number nothing serves.
+        status, body = http_post(f"http://127.0.0.1:{self.prefill_port}/v1/completions",
+                                 {"model": "m", "prompt": "a b", "max_tokens": 1,
+                                  "kv_transfer_params": {"do_remote_decode": True}})
+        self.assertEqual(status, 200, body)
+        kv = json.loads(body)["kv_transfer_params"]
+        self.assertNotIn(kv["remote_port"], listening_ports())
+        self.assertEqual(kv["remote_handshake_port"], self.base + 8)
+        for rank in (0, 1):
+            status, body = http_post(self.router_url("/v1/completions"),
+                                     {"model": "m", "prompt": "a b c", "max_tokens": 2,
+                                      "data_parallel_rank": rank})
+            self.assertEqual(status, 200, body)
+        self.assertTrue(wait_for(lambda: all(
+            f"Mooncake handshake with 127.0.0.1:{self.base + 8 + r}: engine" in self.decode.output()
+            for r in (0, 1)), 10), self.decode.output()[-2000:])
+
     def test_dead_decode_fails_requests_and_benchmark(self):
         self.decode.stop()
         self.procs.remove(self.decode)
@@ -153,6 +172,42 @@ class Disaggregated(StandinTestCase):
         pids = tree_pids(self.router.pid)
         mine = sorted(p for p, owners in listening_ports().items() if owners & pids)
         self.assertEqual(mine, [self.router_port, self.metrics_port])
+
+
+class RouterDropsRemoteDpRank(StandinTestCase):
+    """Issue 22's router mutation: without remote_dp_rank a decode dials rank 0's side channel
+    for KV that lives on rank 1, and the transfer fails (500 naming both engines); the lab run
+    would fail the same way, where the old stand-in, dialling remote_port, passed."""
+
+    def test_kv_of_a_nonzero_rank_fails_the_request(self):
+        base = free_port_block(48)
+        self.start_atom(
+            ["--model", "m", "--server-port", base, "--port", base + 1, "--enable-dp-attention",
+             "-tp", 2, "--kv-transfer-config", json.dumps({
+                 "kv_role": "kv_producer", "kv_connector": "mooncake",
+                 "handshake_port": base + 8, "protocol": "tcp"})],
+            name="prefill", ATOM_DP_MASTER_PORT=base + 2, ATOM_DP_BASE_PORT=base + 3)
+        decode = self.start_atom(
+            ["--model", "m", "--server-port", base + 16, "--port", base + 17,
+             "--kv-transfer-config", json.dumps({
+                 "kv_role": "kv_consumer", "kv_connector": "mooncake",
+                 "handshake_port": base + 24})],
+            name="decode", ATOM_DP_BASE_PORT=base + 19)
+        router = self.start_atomesh(
+            ["launch", "--pd-disaggregation", "--prefill", f"http://127.0.0.1:{base}",
+             "--decode", f"http://127.0.0.1:{base + 16}", "--host", "127.0.0.1",
+             "--port", base + 32, "--backend", "atom", "--policy", "round_robin", "--dp-aware",
+             "--prometheus-port", base + 33, "--worker-startup-check-interval", 1],
+            SRT_STANDIN_ATOMESH_MUTATION="drop-remote-dp-rank")
+        self.wait_healthy(base + 32, router, timeout=60)
+        answers = [http_post(f"http://127.0.0.1:{base + 32}/v1/completions",
+                             {"model": "m", "prompt": "a b c", "max_tokens": 2}) for _ in range(4)]
+        codes = sorted(status for status, _ in answers)
+        self.assertIn(200, codes)  # rank 0's KV: the channel it dials is the right one
+        self.assertIn(500, codes, answers)
+        failed = [body for status, body in answers if status == 500]
+        self.assertIn(b"the request's KV is on engine", failed[0])
+        self.assertIn("remote_dp_rank/remote_tp_size from the router", decode.output())
 
 
 class Startup(StandinTestCase):

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# test-launch-mutation.sh BASE: the lab fails where the real system would (issue 22, item 1).
+# The 2P1D twin (8 DP ranks per prefill) with a router that drops remote_dp_rank from the
+# kv_transfer_params it hands the decode (SRT_STANDIN_ATOMESH_MUTATION=drop-remote-dp-rank):
+# the decode, computing the side channel's port as ATOM does (remote_handshake_port + offset),
+# dials rank 0's channel for KV held by another rank, the transfer fails, the benchmark's
+# failure-rate gate fails the point, and the job ends failed. The stand-in of before dialled the
+# prefill's remote_port and passed this run. The unmutated twin passing is cluster.launch.2p1d.
+set -euo pipefail
+# shellcheck source=launch-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
+launch_test_init "${1:-}"
+
+jid=$(SRT_STANDIN_ATOMESH_MUTATION=drop-remote-dp-rank launch_submit "$LAUNCH_SRC/recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml")
+echo "job $jid: the 2P1D twin behind a router that drops remote_dp_rank"
+t0=$(lab_now)
+result=$(lab_wait_job "$jid" 300) || true
+echo "$result after $(lab_elapsed "$t0") s"
+logs="$(launch_job_dir "$jid")/logs"
+echo "status.json: $(launch_status "$jid" state): $(launch_status "$jid" reason)"
+[[ "$(launch_status "$jid" state)" == failed ]] || { launch_show "$jid"; lab_fail "the mutated router's job did not fail"; }
+grep -q "FAIL: request failure rate" "$logs/benchmark.out" ||
+  { tail -20 "$logs/benchmark.out"; lab_fail "the benchmark did not fail on the failed transfers"; }
+grep -q "the request's KV is on engine" "$logs"/node3_decode_*.out ||
+  lab_fail "the decode did not say which engine's side channel it reached"
+launch_assert_clean "$jid" 15
+echo "PASS: a router that drops remote_dp_rank fails the lab run ($(grep -h 'FAIL: request failure rate' "$logs/benchmark.out" | head -1))"
