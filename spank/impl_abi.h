@@ -5,7 +5,16 @@
 
 #include <slurm/spank.h>
 
-#define SRT_IMPL_ABI 1
+/* The ABI number: this contract's revision and the Slurm major.minor both sides were built
+ * against (slurm_version.h, through spank.h), as REVISION * 1000000 + MAJOR * 100 + MINOR, e.g.
+ * 1002411 for revision 1 built with Slurm 24.11. A loader and an implementation from builds for
+ * different Slurm releases refuse each other (issue 21): the implementation calls libslurm and
+ * spank_* of the release it was compiled against, and Slurm loads the loader only when its own
+ * major.minor is the one the loader was built for (plugin_version), so the pair must agree. */
+#define SRT_IMPL_ABI_REVISION 1
+#define SRT_IMPL_ABI                                                             \
+  (SRT_IMPL_ABI_REVISION * 1000000 + SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) * 100 + \
+   SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER))
 #define SRT_IMPL_ENTRY "srt_impl_callback"
 
 /* What the loader collected: plugstack arguments and the option values seen so far. */

@@ -145,8 +145,13 @@ static int srt_load_impl(void) {
   const int *abi = (const int *)dlsym(srt_impl_handle, "srt_impl_abi");
   srt_impl_fn = (srt_impl_callback_fn)dlsym(srt_impl_handle, SRT_IMPL_ENTRY);
   if (!abi || *abi != SRT_IMPL_ABI || !srt_impl_fn) {
+    /* The ABI number names the Slurm major.minor too (impl_abi.h): an implementation built for
+     * another Slurm release is refused here with both numbers. */
+    char found[32] = "none";
+    if (abi) snprintf(found, sizeof found, "%d", *abi);
     snprintf(srt_load_error, sizeof srt_load_error,
-             "%s is not the implementation this plugin was built with (ABI %d expected)", path, SRT_IMPL_ABI);
+             "%s is not the implementation this plugin was built with (ABI %d expected, it has %s)", path,
+             SRT_IMPL_ABI, found);
     slurm_error("srt: %s; reinstall the srt-spank package on this host", srt_load_error);
     srt_impl_fn = NULL;
     return -1;

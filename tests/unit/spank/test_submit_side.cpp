@@ -43,6 +43,9 @@ TEST_CASE("the entry point is the ABI's and refuses a mismatched loader", "[span
   CleanEnv env;
   REQUIRE(std::string(SRT_IMPL_ENTRY) == "srt_impl_callback");
   REQUIRE(srt_impl_abi == SRT_IMPL_ABI);
+  // The Slurm major.minor of the build is part of it: builds for two Slurm releases refuse each other.
+  CHECK(SRT_IMPL_ABI % 10000 == SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) * 100 + SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
+  CHECK(SRT_IMPL_ABI / 1000000 == SRT_IMPL_ABI_REVISION);
   fake::reset(S_CTX_ALLOCATOR);
   srt_loader_state wrong{SRT_IMPL_ABI + 1, "x.yaml", nullptr, 0, nullptr};
   CHECK(srt_impl_callback("init_post_opt", fake::handle(), &wrong) == -1);
