@@ -3,9 +3,10 @@
 # The README's test command: installs what is missing, builds with warnings as errors, runs every
 # test (unit, stand-ins, the real Slurm lab cluster, packaging), the benchmarks (numbers only),
 # the build matrix (plugin, implementation, srt-helper and the unit tests with Slurm 24.11 and
-# GCC 14 on Debian trixie, Slurm 26.05 and GCC 16 on sid, each in its root filesystem, and every
-# target with clang on the host), then the unit tests again under ASan+UBSan and the fuzz targets
-# (clang, libFuzzer) for a bounded time, and prints ctest's summary and a time per phase.
+# GCC 14 on Debian trixie, Slurm 26.05 and GCC 16 on sid, each in its root filesystem, then a
+# subset of the lab's cluster tests there on that Slurm, and every target with clang on the
+# host), then the unit tests again under ASan+UBSan and the fuzz targets (clang, libFuzzer) for
+# a bounded time, and prints ctest's summary and a time per phase.
 #   scripts/test.sh [--quick]      --quick: skip the benchmarks, the build matrix, the sanitizer
 #                                  and fuzz builds
 set -uo pipefail
@@ -79,6 +80,18 @@ matrix_build() {  # RELEASE
   return "${PIPESTATUS[0]}"
 }
 
+# The lab subset of the matrix (issue 21): in RELEASE's root filesystem, a 3-node lab of its
+# Slurm daemons with the plugin, implementation and srt-helper of its matrix build, and the
+# cluster tests tests/cluster/matrix-lab.sh lists (submit-time refusal, node identity in both lab
+# modes, --export=NONE, the snapshot, no drained node, the 1P1D lab twin end to end, nothing
+# left). It prints each test that ran and its result, and ctest's closing line for the summary.
+matrix_lab() {  # RELEASE
+  local release=$1 dir=$src/build-matrix-$1
+  bash "$src/scripts/rootfs.sh" run "$release" --rw "$dir" -- \
+    nice -n 10 bash "$src/tests/cluster/matrix-lab.sh" "$dir" 2>&1 | tee -a "$ctest_log"
+  return "${PIPESTATUS[0]}"
+}
+
 clang_configure_and_build() {  # every target, with clang (the main build is GCC's), no -g
   CC=clang CXX=clang++ configure_and_build "$clang_build" "${nodebug_flags[@]}"
 }
@@ -142,7 +155,9 @@ phase "ctest cluster" run_ctest "$build" cluster -FS packages -E '^cluster\.pack
 if [ "$quick" = 0 ]; then
   phase bench bench
   phase "build trixie (Slurm 24.11)" matrix_build trixie
+  phase "lab trixie (Slurm 24.11)" matrix_lab trixie
   phase "build sid (Slurm 26.05)" matrix_build sid
+  phase "lab sid (Slurm 26.05)" matrix_lab sid
   mkdir -p "$clang_build"
   phase "build clang (host)" clang_configure_and_build
   mkdir -p "$asan_build"

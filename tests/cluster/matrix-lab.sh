@@ -18,7 +18,7 @@
 #     no-drained-node           sinfo: every node idle at the end
 #     stop                      lab-stop.sh: nothing of the lab left (it checks and says)
 #   multi lab (3 nodes in the host's namespaces: every node has the host's hostname):
-#     hostnames, spank-env, no-drained-node, stop
+#     hostnames, batch-env, spank-env, no-drained-node, stop
 #   stop-leaves-nothing         test-stop-clean.sh in both modes: jobs running, restart over
 #                               them, stop; no process, namespace, link or port left
 #
@@ -150,7 +150,7 @@ lab() {  # MODE PORT TEST...: a 3-node lab in MODE, the tests against it, the ch
 # "name|script|args": the netns lab's tests, then the multi lab's.
 lab netns "$port" "hostnames|hostnames|" "batch-env|batch-env|" "spank-submit|spank-submit|" \
   "spank-env|spank-env|" "spank-nodefail|spank-nodefail|"
-lab multi $(( port + 10 )) "hostnames|hostnames|" "spank-env|spank-env|"
+lab multi $(( port + 10 )) "hostnames|hostnames|" "batch-env|batch-env|" "spank-env|spank-env|"
 run stop-leaves-nothing 300 "$HERE/test-stop-clean.sh" --base "$labs/stop-clean" --port $(( port + 20 )) \
   --spank "$(spank_line "$labs/stop-clean")"
 
