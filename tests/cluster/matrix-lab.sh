@@ -12,6 +12,8 @@
 #                               the Plan), also under sbatch --export=NONE, and the recipe
 #                               rewritten right after submit changes nothing (the snapshot runs)
 #     spank-nodefail            node-side failures fail the job with the reason, no node drained
+#     snapshot-recipe-deleted   the recipe file removed right after sbatch: the job's steps run
+#                               from the snapshot, each node with its own SRT_NODE_INDEX
 #     run-1p1d-twin             `srt-helper run` of the 1P1D lab twin end to end, as a user runs
 #                               it (submitted with the profile's --gres=gpu:8): workers healthy,
 #                               every concurrency's result valid, COMPLETED 0:0, nothing left
@@ -63,7 +65,7 @@ declare -a names results secs
 t_all=$(date +%s)
 record() {  # NAME RESULT SECONDS
   names+=("$1"); results+=("$2"); secs+=("$3")
-  printf '[matrix-lab] %-28s %-7s %4d s\n' "$1" "$2" "$3"
+  printf '[matrix-lab] %-30s %-7s %4d s\n' "$1" "$2" "$3"
 }
 # run NAME TIMEOUT COMMAND...: 0 passed, 77 skipped (the tests' SKIP_RETURN_CODE), else failed.
 run() {
@@ -124,6 +126,24 @@ run_twin() {
   echo "PASS: srt-helper run of $(basename "$recipe"): job $jid COMPLETED, every point valid"
 }
 
+# snapshot_deleted BASE: the recipe file deleted right after sbatch returns changes nothing: the
+# job's steps run from the snapshot the plugin attached at submit (spank-env rewrites the file;
+# this removes it), on every node, with each node's own SRT_NODE_INDEX.
+snapshot_deleted() {
+  local base=$1 work jid result
+  # shellcheck disable=SC1091
+  source "$base/env.sh"
+  work=$(mktemp -d "$base/work-snapshot.XXXX")
+  cp "$src/recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml" "$work/recipe.yaml"
+  jid=$(sbatch --parsable -N2 --srt-recipe="$work/recipe.yaml" -o "$work/job-%j.out" \
+        --wrap 'sleep 1; srun -N2 -l printenv SRT_NODE_INDEX')
+  rm "$work/recipe.yaml"
+  result=$(lab_wait_job "$jid" 60) || lab_fail "job $jid: $result; $(cat "$work/job-$jid.out" 2>/dev/null)"
+  echo "$result"; cat "$work/job-$jid.out"
+  [[ "$(sort "$work/job-$jid.out" | tr '\n' ' ')" == "0: 0 1: 1 " ]] || lab_fail "the steps did not see SRT_NODE_INDEX 0 and 1"
+  echo "PASS: job $jid ran from its snapshot, the recipe file gone"
+}
+
 spank_line() {  # BASE: the plugstack line tests/cluster/CMakeLists.txt gives its labs
   echo "$plugin impl=$impl profile=$1/etc/srt/cluster.yaml topology=$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml"
 }
@@ -142,6 +162,7 @@ lab() {  # MODE PORT TEST...: a 3-node lab in MODE, the tests against it, the ch
     # shellcheck disable=SC2086  # the arguments after the script are words
     run "$mode.$name" 600 env "${env[@]}" "$HERE/test-$script.sh" "$base" $args
   done
+  [[ "$mode" == netns ]] && run "$mode.snapshot-recipe-deleted" 90 snapshot_deleted "$base"
   [[ "$mode" == netns ]] && run "$mode.run-1p1d-twin" 600 run_twin "$base" recipes/lab/disagg-1p1d-tp8-lab.yaml
   run "$mode.no-drained-node" 60 no_drained "$base"
   run "$mode.stop" 120 "$HERE/lab-stop.sh" --base "$base" --port "$p"
