@@ -108,7 +108,7 @@ done
 q=$(ere "$fixtures/recipes/bad/yaml-syntax.yaml")
 # Which hwloc call refuses a file that is no XML depends on hwloc's XML backend: its own minimal
 # parser fails hwloc_topology_load ("cannot load"), libxml2's (hwloc_xml_libxml.so, from
-# libhwloc-plugins, which slurmd pulls into the matrix root filesystems) hwloc_topology_set_xml
+# libhwloc-plugins, which trixie's Slurm pulls in through libpmix2t64) hwloc_topology_set_xml
 # ("cannot read"). Either way one line naming the file, exit 1, nothing on stdout.
 run 1 "^srt-helper: cannot (load the hwloc topology from|read hwloc XML) '$q'" -- topology --xml "$fixtures/recipes/bad/yaml-syntax.yaml" \
   && stdout_is ""
