@@ -76,7 +76,10 @@ GpuVisibility gpu_visibility_env(const std::string& granted_visible, const std::
       // GPUs (position p) or not (g); guessing wrong binds the wrong GPU, so refuse.
       if (visible.empty())
         fail("Slurm granted node GPUs '" + granted_node_gpus + "' but set no GPU visibility variable",
-             "use AutoDetect=rsmi or Flags=amd_gpu_env in gres.conf so Slurm sets ROCR_VISIBLE_DEVICES");
+             "request the GPUs with the job (--gres=gpu:N, as srt-helper submit does: on Slurm 24.11 an "
+             "--exclusive job that asked for none holds every GPU of its nodes, yet its steps get no "
+             "visibility variable), or set AutoDetect=rsmi or Flags=amd_gpu_env in gres.conf so Slurm sets "
+             "ROCR_VISIBLE_DEVICES");
       for (std::size_t p = 0; p < node.size(); ++p)
         if (node[p] == g) mapped = visible[p];
     }
