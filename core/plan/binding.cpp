@@ -19,7 +19,8 @@ std::string join(const std::vector<T>& xs) {
 
 }  // namespace
 
-void apply_binding(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&) {
+void apply_binding(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&,
+                   std::uint64_t job_id) {
   using plan_detail::set_env;
   if (!host_ip.empty()) set_env(w.env, "ATOM_HOST_IP", host_ip);
   if (!b.numa_nodes.empty()) {
@@ -30,7 +31,9 @@ void apply_binding(Process& w, const WorkerBinding& b, const std::string& host_i
   if (!b.mooncake_topology.empty()) {
     // Mooncake silently ignores a topology file it cannot read, so the file must exist inside the
     // container: srt-exec writes SRT_MOONCAKE_TOPOLOGY to this path before it execs the engine.
-    set_env(w.env, "MC_CUSTOM_TOPO_JSON", "/tmp/srt-mooncake-" + w.step_name + ".json");
+    // Named for the job and the step: /tmp may be the node's, shared by every job on it.
+    set_env(w.env, "MC_CUSTOM_TOPO_JSON",
+            "/tmp/srt-mooncake-" + std::to_string(job_id) + "-" + w.step_name + ".json");
     set_env(w.env, "SRT_MOONCAKE_TOPOLOGY", b.mooncake_topology);
   }
   // RDMA: name the paired NICs explicitly; ATOM's auto-pick guesses rdma<N>/ionic_<N> from the GPU

@@ -23,6 +23,7 @@ StepEnvironment step_environment(const Plan& plan, int node_index, const std::st
          std::to_string(plan.nodes.size()) + " nodes");
   const PlanNode& node = plan.nodes[std::size_t(node_index)];
   StepEnvironment out;
+  out.job_id = plan.job_id;
   out.set = plan.job_env;
   std::string roles;
   for (const auto& r : node.roles) roles += (roles.empty() ? "" : ",") + r;
@@ -53,7 +54,7 @@ void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& 
                " GPUs (" + topo.partition_mode + " mode)",
            "check resources.gpus_per_node against the node (srt-helper topology)");
   const WorkerBinding b = bind_worker(topo, w.gpus, grant.cpus);
-  apply_binding(w, b, grant.host_ip, profile);
+  apply_binding(w, b, grant.host_ip, profile, env.job_id);
   for (const auto& [k, v] : w.env) plan_detail::set_env(env.set, k, v);
   const GpuVisibility vis = gpu_visibility_env(grant.visible_devices, w.gpus, profile.visible_devices_env, grant.node_gpus);
   for (const auto& [k, v] : vis.variables()) plan_detail::set_env(env.set, k, v);

@@ -58,14 +58,30 @@ void write_topology() {
           "Mooncake would silently ignore it; set SRT_MOONCAKE_TOPOLOGY or provide the file");
     return;
   }
-  const std::string tmp = std::string(path) + ".tmp." + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  const std::size_t len = std::strlen(topology);
-  const bool ok = f && std::fwrite(topology, 1, len, f) == len;
-  if (f && std::fclose(f) != 0) die("cannot write " + tmp + ": " + std::strerror(errno), "check the directory's permissions");
-  if (!ok || std::rename(tmp.c_str(), path) != 0)
-    die("cannot write the Mooncake topology to " + std::string(path) + ": " + std::strerror(errno),
+  // /tmp may be the node's, shared with every other job and user: the file is written under a
+  // name nobody can have planted (mkstemp: O_CREAT|O_EXCL, so never through a symlink), then
+  // renamed over the path (rename replaces a planted link itself, never what it points to).
+  std::string tmp = std::string(path) + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0)
+    die("cannot create a file beside " + std::string(path) + ": " + std::strerror(errno),
         "check that " + dir + " is writable inside the container");
+  const std::size_t len = std::strlen(topology);
+  std::size_t done = 0;
+  while (done < len) {
+    const ssize_t n = ::write(fd, topology + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += std::size_t(n);
+  }
+  const bool closed = ::close(fd) == 0;
+  const bool written = done == len && closed;
+  if (!written || std::rename(tmp.c_str(), path) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    die("cannot write the Mooncake topology to " + std::string(path) + ": " + std::strerror(err),
+        "check that " + dir + " is writable inside the container (and that no other user's file holds the name)");
+  }
 }
 
 void raise_memlock() {

@@ -3,7 +3,8 @@
 # host: it runs in a bubblewrap sandbox whose root holds only srt-exec and a static target.
 # Checked there: it writes the Mooncake topology before the exec, refuses a missing --require
 # path and a missing topology directory with a clear message, names a program it cannot run,
-# and raises memlock for RDMA (or says why it cannot).
+# and raises memlock for RDMA (or says why it cannot); in a /tmp shared with other users, no
+# symlink planted at or beside the topology's name is written through.
 set -euo pipefail
 exe=${1:?usage: test-srt-exec.sh SRT_EXEC STATIC_TARGET}
 target=${2:?usage: test-srt-exec.sh SRT_EXEC STATIC_TARGET}
@@ -28,6 +29,25 @@ out=$(box --setenv MC_CUSTOM_TOPO_JSON /tmp/srt-mooncake-prefill_0.json \
 echo "$out"
 { grep -qx 'arg a' <<<"$out" && grep -qx 'arg b' <<<"$out"; } || fail "arguments not passed"
 grep -qxF 'topology {"hip:0":[["rdma0"],[]]}' <<<"$out" || fail "the topology file was not written before the exec"
+
+# A /tmp shared with other users (the node's, under bwrap; issue 22 item 6): a symlink planted at
+# the topology's name is replaced, not written through, and no temporary file is left.
+shared=$(mktemp -d)
+trap 'rm -rf "$shared"' EXIT
+echo "the victim's file" > "$shared/victim"
+ln -s /tmp/victim "$shared/srt-mooncake-7-prefill_0.json"
+# and at every name beside it that a pid-numbered temporary file could take (in the sandbox's
+# pid namespace srt-exec's pid is a small number): the old srt-exec wrote through these.
+for pid in $(seq 1 32); do ln -s /tmp/victim "$shared/srt-mooncake-7-prefill_0.json.tmp.$pid"; done
+out=$(box --bind "$shared" /tmp --setenv MC_CUSTOM_TOPO_JSON /tmp/srt-mooncake-7-prefill_0.json \
+          --setenv SRT_MOONCAKE_TOPOLOGY '{"hip:1":[["rdma1"],[]]}' /srt-exec -- /target)
+grep -qxF 'topology {"hip:1":[["rdma1"],[]]}' <<<"$out" || fail "the topology was not written over the planted link"
+[[ "$(cat "$shared/victim")" == "the victim's file" ]] || fail "srt-exec wrote through a planted symlink"
+[[ -f "$shared/srt-mooncake-7-prefill_0.json" && ! -L "$shared/srt-mooncake-7-prefill_0.json" ]] ||
+  fail "the topology path is not a regular file of its own"
+leftover=$(find "$shared" -name 'srt-mooncake-7-prefill_0.json.*' ! -type l)
+[[ -z "$leftover" ]] || fail "temporary files left: $leftover"
+echo "planted symlink at the topology's name: replaced, not followed"
 
 check_refusal() {  # check_refusal WANT_TEXT BOX_ARGS...
   local want=$1 rc=0 err

@@ -72,8 +72,9 @@ int node_demand(const Recipe& recipe, const Profile& profile);
 Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& inputs);
 
 // Per-node fill-in the pure Plan cannot know: the node's own address and its topology.
+// job_id names the worker's Mooncake topology file, so two jobs on a node never share one.
 void apply_binding(Process& worker, const WorkerBinding& binding, const std::string& host_ip,
-                   const Profile& profile);
+                   const Profile& profile, std::uint64_t job_id);
 
 Json plan_to_json(const Plan& plan);
 

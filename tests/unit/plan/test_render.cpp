@@ -149,7 +149,7 @@ TEST_CASE("apply_binding names the paired NICs for RDMA and the NUMA nodes") {
   b.ib_devices = {"ionic_4", "ionic_0"};
   b.numa_nodes = {0, 0};
   b.cpus = "0-63";
-  srt::apply_binding(w, b, "192.168.9.1", srt::default_profile());
+  srt::apply_binding(w, b, "192.168.9.1", srt::default_profile(), 4242);
   CHECK(arg_after(w, "--kv-transfer-config").find(R"("ib_device":"ionic_4,ionic_0")") != std::string::npos);
   CHECK(env_of(w, "ATOM_NUMA_NODE") == "0,0");
   CHECK(env_of(w, "ATOM_HOST_IP") == "192.168.9.1");
