@@ -9,6 +9,8 @@ namespace srt::helper {
 void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags) {
   cmd->add_option("--profile", flags.profile, "cluster profile (default: $SRTSLURM_CONFIG, then " SRT_DEFAULT_PROFILE ")");
   cmd->add_flag("--strict", flags.strict, "duplicate keys are errors, not warnings");
+  cmd->add_flag("--current-schema", flags.current_schema,
+                "refuse recipes without schema: 2 and v1-only keys (what srtctl after v2.2.1 requires)");
   cmd->add_option("--set", flags.set, "override key.path=VALUE (VALUE is YAML; [N] indexes a list)")->take_all();
   cmd->add_option("--unset", flags.unset, "remove key.path")->take_all();
 }
@@ -22,6 +24,7 @@ Profile load_profile(const std::string& explicit_path, const ReadOptions& read) 
 RecipeOptions recipe_options(const RecipeFlags& flags, const Profile& profile) {
   RecipeOptions opts;
   opts.read.strict = flags.strict;
+  opts.read.current_schema = flags.current_schema;
   opts.set = flags.set;
   opts.unset = flags.unset;
   opts.default_gpus_per_node = profile.gpus_per_node;

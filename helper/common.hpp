@@ -14,11 +14,12 @@ namespace srt::helper {
 struct RecipeFlags {
   std::string profile;               // --profile FILE
   bool strict = false;               // --strict: duplicate keys are errors
+  bool current_schema = false;       // --current-schema: only `schema: 2`, no v1-only keys
   std::vector<std::string> set;      // --set key.path=VALUE
   std::vector<std::string> unset;    // --unset key.path
 };
 
-// Registers --profile, --strict, --set, --unset on `cmd`.
+// Registers --profile, --strict, --current-schema, --set, --unset on `cmd`.
 void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags);
 
 // The profile named by --profile, else $SRTSLURM_CONFIG, else the installed default, else the

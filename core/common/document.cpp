@@ -271,17 +271,29 @@ std::string Document::origin_of(const std::string& path) const {
   return {};
 }
 
+std::string Document::written_path(const std::string& path) const {
+  std::string p = path;
+  while (!aliases.empty()) {
+    auto it = aliases.find(p);
+    if (it != aliases.end()) return it->second + path.substr(p.size());
+    if (p.empty()) break;
+    std::size_t cut = p.find_last_of(".[");
+    p = cut == std::string::npos ? std::string() : p.substr(0, cut);
+  }
+  return path;
+}
+
 Diagnostic Document::at(const std::string& path, std::string message, std::string hint) const {
   Diagnostic d;
-  d.key_path = path;
+  d.key_path = written_path(path);
   d.message = std::move(message);
   d.hint = std::move(hint);
-  std::string origin = origin_of(path);
+  std::string origin = origin_of(d.key_path);
   if (!origin.empty()) {
     d.file = origin;  // the value came from the command line, not from the file
   } else {
     d.file = file;
-    d.mark = mark_of(path);
+    d.mark = mark_of(d.key_path);
   }
   return d;
 }

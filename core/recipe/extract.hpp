@@ -5,6 +5,15 @@
 
 namespace srt::recipe_detail {
 
+// The layout a recipe is in: 1 (v1) or 2 (`schema: 2`, or engine:/roles: without schema:, which
+// srtctl 2.0 loads too). Reports an unsupported `schema:` value, and with current_schema a recipe
+// that is not `schema: 2` (srtctl's require_current_schema, after v2.2.1).
+int detect_layout(const Document& doc, schema::Issues& issues, bool current_schema);
+
+// A schema-2 Document (already checked against recipe_schema_v2()) as the v1-shaped Document the
+// rest of the loader reads, with Document::aliases naming the schema-2 paths; 2.x's own rules.
+Document normalize_v2(const Document& doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported);
+
 // Fills the typed fields of `r` from r.source.root (already schema-checked).
 void extract(Recipe& r);
 

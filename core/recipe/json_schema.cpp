@@ -41,6 +41,9 @@ Json field_schema(const schema::Field& f) {
         if (type != fallback) v["required"].push_back("type");
         one_of.push_back(std::move(v));
       }
+      if (f.type_shorthand)  // engine: sglang
+        for (const auto& c : f.fields)
+          if (c.key == "type") one_of.push_back(Json{{"type", "string"}, {"enum", c.choices}});
       s["oneOf"] = std::move(one_of);
       break;
     }
@@ -59,6 +62,7 @@ Json field_schema(const schema::Field& f) {
       s["type"] = "string";
       s["pattern"] = "^([0-9]+|[0-9]+:[0-9]{1,2}|[0-9]+:[0-9]{1,2}:[0-9]{1,2}|[0-9]+-[0-9]+(:[0-9]{1,2}(:[0-9]{1,2})?)?|UNLIMITED|INFINITE|unlimited|infinite)$";
       break;
+    case Kind::object_list: s = Json{{"type", "array"}, {"items", object_schema(f.fields, f.doc)}}; break;
     case Kind::any: break;
   }
   if (!f.doc.empty() && !s.contains("description")) s["description"] = f.doc;
@@ -85,11 +89,12 @@ Json object_schema(const std::vector<schema::Field>& fields, const std::string& 
 
 }  // namespace
 
-Json recipe_json_schema() {
-  const auto& root = schema::recipe_schema();
+Json recipe_json_schema(int layout) {
+  const auto& root = layout == 2 ? schema::recipe_schema_v2() : schema::recipe_schema();
   Json s = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-            {"$id", "https://srt-spank/schema/recipe-v1.json"},
-            {"title", "srt-slurm recipe (v1 layout), as srt-spank reads it"}};
+            {"$id", layout == 2 ? "https://srt-spank/schema/recipe-v2.json" : "https://srt-spank/schema/recipe-v1.json"},
+            {"title", layout == 2 ? "srt-slurm 2.x recipe (schema: 2), as srt-spank reads it"
+                                  : "srt-slurm recipe (v1 layout), as srt-spank reads it"}};
   const Json body = object_schema(root.fields, root.doc);
   for (auto it = body.begin(); it != body.end(); ++it) s[it.key()] = it.value();
   return s;

@@ -41,22 +41,36 @@ int Resources::gpus_per_worker(WorkerMode m, int default_gpus_per_node) const {
   return gpus_per_agg > 0 ? gpus_per_agg : std::max(agg_nodes, 1) * gpn / workers;
 }
 
-Recipe recipe_from_document(Document doc, int default_gpus_per_node) {
+Recipe recipe_from_document(Document doc, int default_gpus_per_node, bool current_schema) {
   Recipe r;
-  r.source = std::move(doc);
-  if (r.source.root.is_null()) {
+  if (doc.root.is_null()) {
     Diagnostic d;
-    d.file = r.source.file;
+    d.file = doc.file;
     d.message = "YAML file is empty";
     d.hint = "a recipe needs at least name, model, resources, backend";
     throw Error(std::move(d));
   }
   schema::Issues issues;
-  schema::check(r.source, schema::recipe_schema(), issues, r.unsupported_keys);
+  if (recipe_detail::detect_layout(doc, issues, current_schema) == 2) {
+    schema::check(doc, schema::recipe_schema_v2(), issues, r.unsupported_keys);
+    r.source = recipe_detail::normalize_v2(doc, current_schema, issues, r.unsupported_keys);
+  } else {
+    r.source = std::move(doc);
+    schema::check(r.source, schema::recipe_schema(), issues, r.unsupported_keys);
+  }
   recipe_detail::extract(r);
   const int gpn = r.resources.gpus_per_node > 0 ? r.resources.gpus_per_node : default_gpus_per_node;
   recipe_detail::check_rules(r, gpn, issues, r.unsupported_keys);
   recipe_detail::check_safe_text(r.source, issues);
+  // Tier-2 entries in the user's spelling ("backend.type=vllm" of a schema-2 recipe is
+  // "engine=vllm"), each once: the schema-2 table and the v1 check of what it became both see some.
+  std::vector<std::string> unsupported;
+  for (const auto& u : r.unsupported_keys) {
+    const std::size_t eq = u.find('=');
+    std::string w = r.source.written_path(u.substr(0, eq)) + (eq == std::string::npos ? "" : u.substr(eq));
+    if (std::find(unsupported.begin(), unsupported.end(), w) == unsupported.end()) unsupported.push_back(std::move(w));
+  }
+  r.unsupported_keys = std::move(unsupported);
   for (auto& w : issues.warnings) r.source.warnings.push_back(std::move(w));
   if (!issues.errors.empty()) throw Error(std::move(issues.errors));
   return r;
@@ -65,7 +79,7 @@ Recipe recipe_from_document(Document doc, int default_gpus_per_node) {
 Recipe load_recipe_text(const std::string& text, const std::string& name, const RecipeOptions& opts) {
   Document doc = parse_yaml(text, name, opts.read);
   apply_overrides(doc, opts.set, opts.unset);
-  return recipe_from_document(std::move(doc), opts.default_gpus_per_node);
+  return recipe_from_document(std::move(doc), opts.default_gpus_per_node, opts.read.current_schema);
 }
 
 Recipe load_recipe_file(const std::string& path, const RecipeOptions& opts) {

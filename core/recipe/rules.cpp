@@ -36,7 +36,7 @@ class Rules {
 
  private:
   void error(const std::string& path, std::string message, std::string hint = {}) {
-    if (issues_.bad(path)) return;  // already reported by the type check
+    if (issues_.bad(doc_.written_path(path))) return;  // already reported by the type check
     issues_.error(doc_.at(path, std::move(message), std::move(hint)));
   }
   void warn(const std::string& path, std::string message, std::string hint = {}) {
@@ -198,14 +198,7 @@ class Rules {
   }
 
   void misc() {
-    const Json& root = doc_.root;
-    if (root.contains("schema")) {
-      auto v = schema::as_integer(root["schema"]);
-      if (v && *v != 1)
-        error("schema", "is " + std::to_string(*v) + ": srt-slurm's 2.0 layout; srt-spank reads the v1 layout",
-              "write backend: and resources: (docs/legacy-v1.md maps one to the other)");
-    }
-    if (r_.backend.type == "atom" && r_.backend.connector != "mooncake" && !issues_.bad("backend.connector"))
+    if (r_.backend.type == "atom" && r_.backend.connector != "mooncake" && !issues_.bad(doc_.written_path("backend.connector")))
       error("backend.connector", "ATOM supports only the mooncake connector");
   }
 

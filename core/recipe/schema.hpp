@@ -23,6 +23,7 @@ enum class Kind {
   flags,          // engine flags: key -> scalar or list of scalars (rendered --key value)
   concurrencies,  // positive ints as a list, one int, or an "x"-joined string "4x8x16"
   time_limit,     // Slurm time format
+  object_list,    // a list of mappings, each with the fields listed (schema 2's services:)
   any,            // kept as written
 };
 
@@ -45,6 +46,7 @@ struct Field {
   std::vector<std::pair<std::string, std::vector<Field>>> variants;  // variant: type -> fields
   std::string default_text;                    // for the docs and the JSON Schema only
   bool null_values = false;                    // dict: `key:` with no value is meaningful (--flag)
+  bool type_shorthand = false;                 // variant: a bare string is its `type` (schema 2's engine: sglang)
 
   Field req() const { Field f = *this; f.required = true; return f; }
   Field tier2() const { Field f = *this; f.tier = Tier::unsupported; return f; }
@@ -57,12 +59,15 @@ struct Field {
   }
   Field def(std::string d) const { Field f = *this; f.default_text = std::move(d); return f; }
   Field nullable_values() const { Field f = *this; f.null_values = true; return f; }
+  Field shorthand() const { Field f = *this; f.type_shorthand = true; return f; }
 };
 
 Field make(std::string key, Kind kind, std::string doc);
 Field object(std::string key, std::vector<Field> fields, std::string doc);
 
 const Field& recipe_schema();   // the root object
+const Field& recipe_schema_v2();  // the root object of srt-slurm 2.x's `schema: 2` layout
+const Field* find_field(const Field& parent, const std::string& key);
 const Field& profile_schema();  // the root object of a cluster profile
 
 // Collects every diagnostic; later stages ask whether a path already has one, so one mistake
@@ -79,6 +84,9 @@ struct Issues {
 // Walks `doc` against `root`: unknown keys (with "did you mean"), types, ranges, choices.
 // Appends tier-2 paths found to `unsupported`.
 void check(const Document& doc, const Field& root, Issues& issues, std::vector<std::string>& unsupported);
+// The same walk for one value at `path` against field `f` (`root`: for "did you mean" elsewhere).
+void check_value(const Document& doc, const Field& root, const Field& f, const Json& value, const std::string& path,
+                 Issues& issues, std::vector<std::string>& unsupported);
 
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(const std::string& a, const std::string& b);

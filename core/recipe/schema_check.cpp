@@ -148,13 +148,18 @@ class Checker {
       case Kind::flags: return flags(v, path);
       case Kind::concurrencies: return concurrencies(v, path);
       case Kind::time_limit: return time_limit(v, path);
+      case Kind::object_list:
+        if (v.is_null()) return;
+        if (!v.is_array()) return error(path, "expected a list, got " + type_name(v));
+        for (std::size_t i = 0; i < v.size(); ++i) object(f, v[i], index_path(path, i), f.fields, {});
+        return;
       case Kind::any: return;
     }
   }
 
   void object(const Field& f, const Json& v, const std::string& path, const std::vector<Field>& fields,
               const std::vector<std::pair<std::string, const std::vector<Field>*>>& other_variants) {
-    if (v.is_null() && !path.empty()) return;  // `frontend:` with nothing under it = not given
+    if (v.is_null() && !path.empty() && path.back() != ']') return;  // `frontend:` with nothing under it = not given
     if (!v.is_object()) {
       if (path.empty()) return error(path, "the file is not a mapping of keys (got " + type_name(v) + ")", "a recipe starts with `name:`");
       return error(path, "expected a mapping, got " + type_name(v));
@@ -191,8 +196,8 @@ class Checker {
         return error(child, "this is an srtctl override file (base + override_<name>), not a recipe",
                      "resolve one variant first: srtctl resolve-override -f FILE:override_<name> --stdout");
       if (key == "engine" || key == "roles")
-        return error(child, "is a key of srt-slurm's 2.0 layout (schema: 2); srt-spank reads the v1 layout",
-                     "write backend: and resources: (docs/legacy-v1.md maps one to the other)");
+        return error(child, "is a key of srt-slurm's 2.0 layout, but the recipe says schema: 1",
+                     "write schema: 2 (or backend: and resources:, docs/legacy-v1.md maps one to the other)");
     }
     std::vector<std::string> names;
     for (const auto& c : fields) names.push_back(c.key);
@@ -225,6 +230,9 @@ class Checker {
   }
 
   void variant(const Field& f, const Json& v, const std::string& path) {
+    if (f.type_shorthand && v.is_string())  // `engine: sglang` = `engine: {type: sglang}`
+      for (const auto& c : f.fields)
+        if (c.key == "type") return text(c, v, path);
     if (!v.is_object()) return object(f, v, path, f.fields, {});
     std::vector<Field> fields = f.fields;
     std::vector<std::pair<std::string, const std::vector<Field>*>> others;
@@ -337,6 +345,18 @@ class Checker {
 void check(const Document& doc, const Field& root, Issues& issues, std::vector<std::string>& unsupported) {
   Checker c(doc, root, issues, unsupported);
   c.object(root, doc.root, "", root.fields, {});
+}
+
+void check_value(const Document& doc, const Field& root, const Field& f, const Json& value, const std::string& path,
+                 Issues& issues, std::vector<std::string>& unsupported) {
+  Checker c(doc, root, issues, unsupported);
+  c.value(f, value, path);
+}
+
+const Field* find_field(const Field& parent, const std::string& key) {
+  for (const auto& c : parent.fields)
+    if (c.key == key) return &c;
+  return nullptr;
 }
 
 }  // namespace srt::schema

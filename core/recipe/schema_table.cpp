@@ -52,8 +52,9 @@ Field mooncake_kv_store(bool vllm) {
 Field backend() {
   // srtctl's BackendConfigField: no backend, or one without `type`, is SGLang.
   Field b = make("backend", Kind::variant, "the engine and its per-role configuration (default: sglang)");
-  b.fields = {str("type", "engine").def("sglang").one_of({"atom", "sglang", "vllm", "trtllm", "mocker"},
-                                                         {"sglang", "vllm", "trtllm", "mocker"})};
+  // tilert: the SemiAnalysis fork's engine (InferenceX RECIPES.md), not srtctl v2.2.1's.
+  b.fields = {str("type", "engine").def("sglang").one_of({"atom", "sglang", "vllm", "trtllm", "mocker", "tilert"},
+                                                         {"sglang", "vllm", "trtllm", "mocker", "tilert"})};
   for (auto& e : role_environments()) b.fields.push_back(e);
   b.variants = {
       {"atom",
@@ -80,6 +81,14 @@ Field backend() {
         boolean("numa_cpu_bind", "NUMA CPU binding"), any("prefill_extra_args", "extra prefill args"),
         any("decode_extra_args", "extra decode args"), any("aggregated_extra_args", "extra aggregated args")}},
       {"mocker", {engine_config("mocker", Kind::any)}},
+      // The engine-wide knobs InferenceX's TileRT recipe gives (srt-slurm-v2.md 8: fork only; the
+      // list is what the corpus spells, UNCONFIRMED against the fork's code).
+      {"tilert",
+       {engine_config("tilert", Kind::any), str("prefill_container", "prefill image"), str("model_profile", "model profile"),
+        str("weight_model_type", "weight layout"), str("weights_dir", "converted weights"), integer("max_seq_len", "context"),
+        str("kv_cache_dtype", "KV cache dtype"), str("prefill_kv_cache_dtype", "prefill KV cache dtype"),
+        str("transport", "KV transfer"), boolean("with_mtp", "multi-token prediction"),
+        integer("speculative_tokens", "draft tokens")}},
   };
   return b;
 }
@@ -89,9 +98,9 @@ Field frontend() {
       "frontend",
       {str("type", "router in front of the workers")
            .one_of({"atomesh", "dynamo", "sglang", "sglang-router", "vllm-router", "vllm", "trtllm_serve", "smg",
-                    "llm-d", "tilert_router", "none", "atom", "infera"},
+                    "llm-d", "tilert_router", "tilert-router", "none", "atom", "infera"},
                    {"dynamo", "sglang", "sglang-router", "vllm-router", "vllm", "trtllm_serve", "smg", "llm-d",
-                    "tilert_router", "none", "atom", "infera"})
+                    "tilert_router", "tilert-router", "none", "atom", "infera"})
            .def("dynamo"),
        boolean("enable_multiple_frontends", "nginx on the head node plus extra routers (srtctl default: true)").def("true"),
        integer("num_additional_frontends", "extra routers behind nginx").def("9").inert(),
@@ -127,7 +136,9 @@ Field benchmark() {
        integer("num_prompts_mult", "prompts per unit of concurrency").def("10"),
        integer("num_warmup_mult", "warm-up requests per unit of concurrency").def("2"),
        str("dataset_name", "dataset"), str("dataset_path", "dataset file"), boolean("use_chat_template", "chat template"),
-       str("custom_tokenizer", "tokenizer"), str("container_image", "benchmark image (default: the model container)"),
+       str("custom_tokenizer", "tokenizer"),
+       // srtctl v2.2.1 knows these two; they only matter to benchmark types srt-spank does not run.
+       str("tokenizer_mode", "sa-bench tokenizer mode").inert(), any("aiperf_server_metrics", "aiperf server metrics").inert(), str("container_image", "benchmark image (default: the model container)"),
        str("client_placement", "where the client runs").tier2(),
        boolean("client_dedicated_node", "give the client a node of its own").def("false"),
        boolean("colocate_with_frontend", "dedicated roles share one node").def("true")},
@@ -175,7 +186,10 @@ Field build_recipe_schema() {
                                integer("interval_seconds", "seconds between polls").range(1).def("10")},
               "wait budget = max_attempts x interval_seconds"),
        object("dynamo", {str("version", "dynamo version"), str("hash", "commit"), str("wheel", "wheel path"),
-                         boolean("top_of_tree", "build from main"), boolean("install", "install at run time")},
+                         boolean("top_of_tree", "build from main"), boolean("install", "install at run time"),
+                         // srtctl v2.2.1 reads these under either layout (default request plane: tcp)
+                         str("request_plane", "tcp | nats"), str("event_plane", "nats | zmq"),
+                         any("cargo_patches", "patches to the Rust build"), boolean("sidecar", "KV-router sidecar")},
               "only for the dynamo frontend")
            .inert(),
        object("infra", {boolean("etcd_nats_dedicated_node", "give etcd/NATS a node of their own"),

@@ -28,6 +28,13 @@ struct Document {
   // Key paths whose value came from the command line (--set/--unset) -> the option as written;
   // diagnostics under them name the option instead of a line of the file.
   std::map<std::string, std::string> overrides;
+  // A schema-2 recipe normalized into the v1 layout: v1 key path (or prefix) -> the schema-2 key
+  // path the user wrote ("resources.prefill_nodes" -> "roles.prefill.nodes"), so a diagnostic on a
+  // normalized path names what is in the file. Empty for a v1 recipe.
+  std::map<std::string, std::string> aliases;
+
+  // `path` in the user's spelling: the alias of its longest aliased prefix, else `path`.
+  std::string written_path(const std::string& path) const;
 
   // The mark of `path`, or of its nearest ancestor that has one.
   Mark mark_of(const std::string& path) const;
@@ -39,6 +46,9 @@ struct Document {
 struct ReadOptions {
   LoadLimits limits;
   bool strict = false;  // duplicate keys become errors instead of warnings
+  // Recipes only: refuse the v1 layout and v1-only keys, as srtctl's require_current_schema
+  // (core/config.py after v2.2.1) does; v2.2.1 itself still loads both.
+  bool current_schema = false;
 };
 
 // Reads a file safely: regular files only, bounded size, no hang on FIFOs or devices.

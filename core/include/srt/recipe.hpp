@@ -1,4 +1,5 @@
-// The recipe: srt-slurm's v1 layout, as srtctl reads it (reference/srt-slurm.md section 1).
+// The recipe: srt-slurm's v1 layout, as srtctl reads it (reference/srt-slurm.md section 1). A
+// 2.x `schema: 2` recipe is normalized into the same model (reference/srt-slurm-v2.md).
 #pragma once
 #include <optional>
 #include <string>
@@ -125,14 +126,15 @@ struct RecipeOptions {
 
 // Schema check + typed model. Throws srt::Error with every problem found.
 // Warnings (duplicate keys, ignored settings) are left in recipe.source.warnings.
-Recipe recipe_from_document(Document doc, int default_gpus_per_node = 0);
+// current_schema: refuse the v1 layout and v1-only keys (ReadOptions::current_schema).
+Recipe recipe_from_document(Document doc, int default_gpus_per_node = 0, bool current_schema = false);
 Recipe load_recipe_file(const std::string& path, const RecipeOptions& opts = {});
 Recipe load_recipe_text(const std::string& text, const std::string& name, const RecipeOptions& opts = {});
 
 // srtctl's --set/--unset on the raw tree, before the schema check.
 void apply_overrides(Document& doc, const std::vector<std::string>& set, const std::vector<std::string>& unset);
 
-// The JSON Schema of the recipe format (srt-helper schema).
-Json recipe_json_schema();
+// The JSON Schema of the recipe format (srt-helper schema): layout 1 (v1) or 2 (`schema: 2`).
+Json recipe_json_schema(int layout = 1);
 
 }  // namespace srt

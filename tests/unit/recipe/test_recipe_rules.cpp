@@ -100,7 +100,7 @@ TEST_CASE("the JSON Schema comes from the same table", "[recipe]") {
   CHECK(s["required"] == srt::Json::parse(R"(["name","model"])"));
   CHECK(s["properties"]["sweep"]["x-srt-tier"] == "unsupported");
   const auto& variants = s["properties"]["backend"]["oneOf"];
-  REQUIRE(variants.size() == 5);
+  REQUIRE(variants.size() == 6);  // atom sglang vllm trtllm mocker tilert
   CHECK(variants[0]["properties"]["type"]["const"] == "atom");
   CHECK(variants[0]["properties"].contains("atom_config"));
   for (const auto& v : variants) {

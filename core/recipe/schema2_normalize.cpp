@@ -1,0 +1,363 @@
+// srt-slurm 2.x's `schema: 2` layout normalized into the v1 fields, as srtctl 2.0 does before its
+// marshmallow validation (core/config.py resolve_config_with_defaults: expand_roles ->
+// expand_placement -> expand_services; reference/srt-slurm-v2.md 2-4, 8). The result is the
+// v1-shaped Document extract() and check_rules() read: one model, two spellings. Every v1 path it
+// writes is aliased to the schema-2 path it came from, so later diagnostics name what the user wrote.
+#include <algorithm>
+#include <set>
+
+#include "extract.hpp"
+
+namespace srt::recipe_detail {
+namespace {
+
+const Json* get(const Json& v, const std::string& key) {
+  if (!v.is_object()) return nullptr;
+  auto it = v.find(key);
+  return it == v.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::string text_of(const Json* v) { return v && v->is_string() ? v->get<std::string>() : std::string(); }
+
+std::string mode_of(const std::string& role) { return role == "agg" ? "aggregated" : role; }
+
+// The v1-only keys srtctl's require_current_schema (core/config.py, after v2.2.1) refuses, each
+// with what schema 2 spells instead (docs/legacy-v1.md's table).
+std::vector<std::pair<std::string, std::string>> legacy_keys(const Json& root) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (get(root, "backend")) out.emplace_back("backend", "engine: (type and engine-wide knobs) and roles.<role>.env/args");
+  if (get(root, "infra"))
+    out.emplace_back("infra", "services: [{name: etcd, type: etcd, placement: {node: dedicated}}, {name: nats, ...}]");
+  if (const Json* r = get(root, "resources"))
+    for (const char* role : {"prefill", "decode", "agg"}) {
+      const std::string rs = role;
+      for (const auto& [v1, v2] : std::vector<std::pair<std::string, std::string>>{
+               {rs + "_nodes", "nodes"}, {rs + "_workers", "workers"}, {"gpus_per_" + rs, "gpus"}, {rs + "_critical", "critical"}})
+        if (get(*r, v1)) out.emplace_back("resources." + v1, "roles." + rs + "." + v2);
+    }
+  for (const char* k : {"orchestrator_placement", "dedicated_node"})
+    if (get(root, "frontend") && get(root["frontend"], k)) out.emplace_back(std::string("frontend.") + k, "frontend.placement.node");
+  for (const char* k : {"client_placement", "client_dedicated_node"})
+    if (get(root, "benchmark") && get(root["benchmark"], k)) out.emplace_back(std::string("benchmark.") + k, "benchmark.placement.node");
+  for (const auto& [k, v2] : std::vector<std::pair<std::string, std::string>>{
+           {"version", "dynamo.source.pypi"}, {"hash", "dynamo.source.git + rev"}, {"wheel", "dynamo.source.wheel"},
+           {"cargo_patches", "dynamo.source.patches"}})
+    if (get(root, "dynamo") && get(root["dynamo"], k)) out.emplace_back("dynamo." + k, v2);
+  return out;
+}
+
+class Normalizer {
+ public:
+  Normalizer(const Document& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported)
+      : in_(in), out_(in), current_(current), issues_(issues), unsupported_(unsupported) {}
+
+  Document run() {
+    Json& root = out_.root;
+    if (current_)
+      for (const auto& [path, v2] : legacy_keys(in_.root))
+        error(path, "is a v1 key; --current-schema refuses it (srtctl's require_current_schema)",
+              "write " + v2 + " instead (srtctl migrate rewrites it)");
+    for (const char* k : {"schema", "engine", "roles", "services"}) root.erase(k);
+    engine();
+    roles();
+    placement("frontend", {"orchestrator_placement", "dedicated_node"}, "dedicated_node");
+    placement("benchmark", {"client_placement", "client_dedicated_node"}, "client_dedicated_node");
+    services();
+    frontend_type();
+    if (const Json* infra = get(in_.root, "infra"); infra && get(*infra, "placement"))
+      error("infra.placement", "is not a thing in srt-slurm 2.x (srtctl 2.0 core/placement.py)",
+            "place etcd and NATS as services: [{name: etcd, type: etcd, placement: {node: dedicated}}, {name: nats, type: nats, ...}]");
+    if (root.contains("infra") && root["infra"].is_object()) root["infra"].erase("placement");
+    check_backend();
+    return std::move(out_);
+  }
+
+ private:
+  void error(const std::string& path, std::string message, std::string hint = {}) {
+    if (issues_.bad(path)) return;
+    issues_.error(in_.at(path, std::move(message), std::move(hint)));
+  }
+
+  // v1 path <- schema-2 path: diagnostics on it name the schema-2 path; its marks are the v2 node's.
+  void alias(const std::string& v1, const std::string& v2) {
+    out_.aliases[v1] = v2;
+    for (auto it = in_.marks.lower_bound(v2); it != in_.marks.end() && it->first.compare(0, v2.size(), v2) == 0; ++it) {
+      const std::string rest = it->first.substr(v2.size());
+      if (rest.empty() || rest[0] == '.' || rest[0] == '[') out_.marks[v1 + rest] = it->second;
+    }
+  }
+
+  Json& slot(const std::string& section) {
+    Json& s = out_.root[section];
+    if (!s.is_object()) s = Json::object();
+    return s;
+  }
+
+  void engine() {
+    const Json* e = get(in_.root, "engine");
+    const Json* legacy = get(in_.root, "backend");
+    const std::string legacy_type = legacy ? text_of(get(*legacy, "type")) : std::string();
+    if (!e || issues_.bad("engine")) {
+      type_ = legacy_type.empty() ? "sglang" : legacy_type;  // srtctl's BackendConfigField default
+      return;
+    }
+    std::string type = "sglang", type_path = "engine";
+    Json& b = slot("backend");
+    if (e->is_string()) {
+      type = e->get<std::string>();
+    } else if (e->is_object()) {
+      if (e->contains("type")) type = text_of(get(*e, "type")), type_path = "engine.type";
+      for (auto it = e->begin(); it != e->end(); ++it) {
+        if (it.key() == "type" || issues_.bad("engine." + it.key())) continue;
+        b[it.key()] = it.value();
+        alias("backend." + it.key(), "engine." + it.key());
+      }
+    }
+    if (!legacy_type.empty() && legacy_type != type)
+      error(type_path, "engine '" + type + "' conflicts with backend.type '" + legacy_type + "'",
+            "keep one of them (srtctl 2.0 core/config.py)");
+    b["type"] = type;
+    alias("backend.type", type_path);
+    type_ = type;
+  }
+
+  void roles() {
+    const Json* roles = get(in_.root, "roles");
+    if (!roles || !roles->is_object()) return;
+    for (const auto& [path, v2] : legacy_keys(in_.root))
+      if (path.rfind("resources.", 0) == 0 && path.find("_critical") == std::string::npos)
+        error(path, "cannot be combined with roles: (srtctl 2.0 expand_roles writes it)", "write " + v2 + " instead");
+    Json& res = slot("resources");
+    Json& backend = slot("backend");
+    const Json* legacy = get(in_.root, "backend");
+    std::optional<bool> sidecar;
+    std::string sidecar_path;
+    bool colocate = false;
+    for (const std::string role : {"prefill", "decode", "agg"}) {
+      const Json* r = get(*roles, role);
+      if (!r || !r->is_object()) continue;
+      const std::string p = "roles." + role, mode = mode_of(role);
+      const std::string nodes_key = role + "_nodes", workers_key = role + "_workers", gpus_key = "gpus_per_" + role;
+      alias("resources." + nodes_key, p + ".nodes");
+      alias("resources." + workers_key, p + ".workers");
+      alias("resources." + gpus_key, p + ".gpus");
+      if (const Json* n = get(*r, "nodes"); n && !issues_.bad(p + ".nodes")) {
+        auto count = n->is_boolean() ? std::nullopt : schema::as_integer(*n);
+        if (n->is_string() && n->get<std::string>() == "colocate") {
+          if (role != "decode")
+            error(p + ".nodes", "colocate is only for roles.decode.nodes (decode shares the prefill nodes)",
+                  "give a positive number of nodes");
+          else res[nodes_key] = 0, colocate = true;
+        } else if (count && *count >= 1) {
+          res[nodes_key] = *count;
+        } else {
+          error(p + ".nodes", "must be a positive number" + std::string(role == "decode" ? " or colocate" : "") + ", got " +
+                                  (n->is_string() ? "'" + n->get<std::string>() + "'" : python_str(*n)),
+                role == "decode" && count && *count == 0 ? "write colocate to put decode on the prefill nodes (v1: decode_nodes: 0)"
+                                                         : "");
+        }
+      }
+      for (const auto& [key, v1] : {std::pair<std::string, std::string>{"workers", workers_key}, {"gpus", gpus_key}})
+        if (const Json* v = get(*r, key)) res[v1] = *v;
+      if (const Json* c = get(*r, "critical")) res[role + "_critical"] = *c, alias("resources." + role + "_critical", p + ".critical");
+      to_backend(*r, p, "env", mode + "_environment", legacy);
+      to_backend(*r, p, "args", type_ + "_config." + mode, legacy);
+      if (get(*r, "extra_args")) {
+        if (type_ == "trtllm") to_backend(*r, p, "extra_args", mode + "_extra_args", legacy);
+        else unsupported_.push_back(p + ".extra_args");
+      }
+      if (const Json* k = get(*r, "kv_events")) {
+        if (legacy && get(*legacy, "kv_events_config") && (*legacy)["kv_events_config"].is_boolean())
+          error(p + ".kv_events", "cannot be combined with a boolean backend.kv_events_config", "give kv_events per role only");
+        if (type_ == "atom") {
+          if (schema::as_boolean(*k).value_or(false)) backend["enable_kv_events"] = true, alias("backend.enable_kv_events", p + ".kv_events");
+        } else {
+          if (!backend["kv_events_config"].is_object()) backend["kv_events_config"] = Json::object();
+          backend["kv_events_config"][mode] = *k;
+          alias("backend.kv_events_config." + mode, p + ".kv_events");
+        }
+      }
+      if (const Json* e = get(*r, "engine"); e && e->is_string() && e->get<std::string>() != type_)
+        error(p + ".engine", "roles." + role + ".engine '" + e->get<std::string>() + "' differs from the recipe's engine '" + type_ + "'",
+              "every role runs the same engine (srtctl 2.0 core/roles.py)");
+      if (const Json* s = get(*r, "sidecar")) {
+        const bool v = schema::as_boolean(*s).value_or(false);
+        if (sidecar && *sidecar != v)
+          error(p + ".sidecar", "disagrees with " + sidecar_path, "the Dynamo sidecar is on for every role or none");
+        sidecar = v, sidecar_path = p + ".sidecar";
+      }
+    }
+    if (sidecar) slot("dynamo")["sidecar"] = *sidecar;
+    if (colocate) {
+      const Json* pg = get(*roles, "prefill") ? get((*roles)["prefill"], "gpus") : nullptr;
+      const Json* dg = get((*roles)["decode"], "gpus");
+      if (!pg || !dg)
+        error("roles.decode.nodes", "colocate needs gpus on both roles.prefill and roles.decode",
+              "set roles.prefill.gpus and roles.decode.gpus (srtctl 2.0 core/roles.py)");
+    }
+  }
+
+  // roles.<role>.<key> -> backend.<v1 path> ("sglang_config.prefill" is nested).
+  void to_backend(const Json& role, const std::string& p, const std::string& key, const std::string& v1, const Json* legacy) {
+    const Json* v = get(role, key);
+    if (!v) return;
+    const std::size_t dot = v1.find('.');
+    const std::string head = v1.substr(0, dot);
+    if (legacy && get(*legacy, head) && (dot == std::string::npos || get((*legacy)[head], v1.substr(dot + 1))))
+      return error(p + "." + key, "cannot be combined with backend." + v1 + " (srtctl 2.0 expand_roles writes it)",
+                   "keep " + p + "." + key + " only");
+    Json& b = slot("backend");
+    if (dot == std::string::npos) {
+      b[head] = *v;
+    } else {
+      if (!b[head].is_object()) b[head] = Json::object();
+      b[head][v1.substr(dot + 1)] = *v;
+    }
+    alias("backend." + v1, p + "." + key);
+  }
+
+  // <section>.placement.node -> the v1 dedicated flag (srtctl 2.0 core/placement.py expand_placement).
+  void placement(const std::string& section, std::vector<std::string> legacy, const std::string& flag) {
+    const Json* s = get(in_.root, section);
+    const Json* pl = s ? get(*s, "placement") : nullptr;
+    if (!pl) return;
+    for (const auto& k : legacy)
+      if (get(*s, k))
+        error(section + "." + k, "cannot be combined with " + section + ".placement (srtctl 2.0 expand_placement)",
+              "keep " + section + ".placement.node only");
+    out_.root[section].erase("placement");
+    if (text_of(get(*pl, "node")) == "dedicated" && !issues_.bad(section + ".placement")) {
+      out_.root[section][flag] = true;
+      alias(section + "." + flag, section + ".placement.node");
+    }
+  }
+
+  void services() {
+    const Json* list = get(in_.root, "services");
+    if (!list || !list->is_array()) return;
+    std::optional<bool> infra_dedicated;
+    std::string infra_path, master_path;
+    const std::set<std::string> known = {"generic", "etcd", "nats", "mooncake-master", "mooncake-store"};
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const Json& s = (*list)[i];
+      const std::string p = index_path("services", i);
+      if (!s.is_object() || issues_.bad(p + ".type")) continue;
+      if (get(s, "enabled") && !schema::as_boolean(s["enabled"]).value_or(true)) continue;  // drops the service
+      const std::string type = get(s, "type") ? text_of(get(s, "type")) : "generic";
+      const Json* pl = get(s, "placement");
+      const std::string node = pl ? text_of(get(*pl, "node")) : std::string();
+      const bool infra_kind = type == "etcd" || type == "nats" || type == "mooncake-master";
+      if (node == "dedicated" && !infra_kind)
+        error(p + ".placement.node", "dedicated is only for etcd, nats and mooncake-master services",
+              "place it on head, infra, prefill, decode, agg, workers or all (services/config.py)");
+      if (const Json* r = get(s, "readiness"); r && r->is_object()) {
+        int probes = 0;
+        for (const char* k : {"port", "tcp", "http", "log"}) probes += get(*r, k) ? 1 : 0;
+        if (probes != 1)
+          error(p + ".readiness", "needs exactly one probe (port, tcp, http or log), got " + std::to_string(probes),
+                "keep one probe plus timeout_seconds/interval_seconds");
+      }
+      if (type == "generic" && !get(s, "command")) error(p + ".command", "is required for a generic service", "give its argv");
+      if (get(s, "source") && !node.empty() && node != "head" && node != "infra" && node != "dedicated")
+        error(p + ".placement.node", "a service with source: needs a single-node placement (head, infra or dedicated)");
+      for (const char* k : {"nodes", "pool", "terminal"})
+        if (get(s, k))
+          issues_.warnings.push_back(in_.at(p + "." + k, "service pools are newer than srt-slurm v2.2.1 (UNCONFIRMED); accepted, not launched"));
+      if (!known.count(type))
+        issues_.warnings.push_back(in_.at(p + ".type", "service type '" + type + "' is not one srtctl 2.0 names (exporter kinds are UNCONFIRMED); accepted"));
+      const Json* opts = get(s, "options");
+      if (opts && opts->is_object())
+        for (auto it = opts->begin(); it != opts->end(); ++it) {
+          const bool ok = (type == "nats" && it.key() == "max_payload_mb") || (type == "mooncake-master" && it.key() == "store_config") ||
+                          !infra_kind;
+          if (!ok) error(p + ".options." + it.key(), "is not an option of a " + type + " service",
+                         type == "nats" ? "nats takes max_payload_mb" : type == "mooncake-master" ? "mooncake-master takes store_config" : "etcd takes none");
+        }
+      if (type == "etcd" || type == "nats") {
+        const bool dedicated = node == "dedicated";
+        if (infra_dedicated && *infra_dedicated != dedicated)
+          error(p + ".placement.node", "etcd and nats disagree on dedicated: they share the infra node",
+                "place both on dedicated, or neither (services/normalize.py)");
+        if (!infra_dedicated) infra_path = p;
+        infra_dedicated = dedicated;
+        if (dedicated) slot("infra")["etcd_nats_dedicated_node"] = true, alias("infra.etcd_nats_dedicated_node", p + ".placement.node");
+        if (type == "nats" && opts && get(*opts, "max_payload_mb"))
+          slot("infra")["nats_max_payload_mb"] = (*opts)["max_payload_mb"], alias("infra.nats_max_payload_mb", p + ".options.max_payload_mb");
+      } else if (type == "mooncake-master") {
+        const Json* legacy = get(in_.root, "backend");
+        if (!master_path.empty()) error(p, "is a second mooncake-master service (first: " + master_path + ")", "keep one");
+        else if (legacy && get(*legacy, "mooncake_kv_store"))
+          error(p, "cannot be combined with backend.mooncake_kv_store", "keep the service only");
+        if (master_path.empty()) master_path = p;
+        Json store = Json::object();
+        if (get(s, "container")) store["container"] = s["container"];
+        if (get(s, "env")) store["env"] = s["env"];
+        if (get(s, "args")) store["master_extra_args"] = s["args"];
+        if (opts && get(*opts, "store_config")) store["store_config"] = (*opts)["store_config"];
+        slot("backend")["mooncake_kv_store"] = store;
+        alias("backend.mooncake_kv_store", p);
+      } else {
+        unsupported_.push_back(p);  // srt-spank starts no services of its own yet
+      }
+    }
+  }
+
+  // #436 (in v2.2.1): under schema 2, frontend.type: sglang is a direct worker, not the router.
+  void frontend_type() {
+    const Json* f = get(in_.root, "frontend");
+    if (!f || text_of(get(*f, "type")) != "sglang" || issues_.bad("frontend.type")) return;
+    out_.root["frontend"]["type"] = "sglang-direct";  // not the v1 router of that name
+    const Json* roles = get(in_.root, "roles");
+    const bool disagg = roles && (get(*roles, "prefill") || get(*roles, "decode"));
+    const Json* agg = roles ? get(*roles, "agg") : nullptr;
+    const Json* workers = agg ? get(*agg, "workers") : nullptr;
+    if (disagg || (workers && schema::as_integer(*workers).value_or(1) != 1))
+      error("frontend.type", "frontend.type: sglang under schema 2 is a direct worker: exactly one agg worker, no disaggregation",
+            "use frontend.type: sglang-router for a router (srt-slurm #436)");
+  }
+
+  // The per-role parts landed in backend.*: checked as the v1 fields they now are, per engine.
+  void check_backend() {
+    if (!out_.root.contains("backend")) return;
+    const schema::Field& root = schema::recipe_schema();
+    std::vector<std::string> found;
+    schema::check_value(out_, root, *schema::find_field(root, "backend"), out_.root["backend"], "backend", issues_, found);
+    for (auto& u : found) unsupported_.push_back(std::move(u));
+  }
+
+  const Document& in_;
+  Document out_;
+  bool current_;
+  schema::Issues& issues_;
+  std::vector<std::string>& unsupported_;
+  std::string type_ = "sglang";
+};
+
+}  // namespace
+
+int detect_layout(const Document& doc, schema::Issues& issues, bool current_schema) {
+  const Json& root = doc.root;
+  int layout = 1;
+  if (const Json* s = get(root, "schema")) {
+    auto v = s->is_boolean() ? std::nullopt : schema::as_integer(*s);
+    if (v && *v == 2) layout = 2;
+    else if (v && *v != 1)  // a bool or text is the table's type error
+      issues.error(doc.at("schema", "schema " + std::to_string(*v) + " is not supported", "srt-slurm knows schema 1 and 2"));
+  }
+  // 2.0's normalizers run whatever the version says, so engine:/roles: without schema: load too.
+  if (layout == 1 && !get(root, "schema") && (get(root, "engine") || get(root, "roles"))) layout = 2;
+  if (current_schema && !(get(root, "schema") && layout == 2)) {
+    issues.error(doc.at(get(root, "schema") ? "schema" : "", "schema 1 recipes no longer load with --current-schema",
+                        "add schema: 2 and the 2.x keys (srtctl migrate -f FILE rewrites a v1 recipe)"));
+    if (layout == 1)
+      for (const auto& [path, v2] : legacy_keys(root))
+        issues.error(doc.at(path, "is a v1 key; --current-schema refuses it", "write " + v2 + " instead"));
+  }
+  return layout;
+}
+
+Document normalize_v2(const Document& doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported) {
+  return Normalizer(doc, current_schema, issues, unsupported).run();
+}
+
+}  // namespace srt::recipe_detail
