@@ -63,6 +63,7 @@ class Normalizer {
     placement("frontend", {"orchestrator_placement", "dedicated_node"}, "dedicated_node");
     placement("benchmark", {"client_placement", "client_dedicated_node"}, "client_dedicated_node");
     services();
+    telemetry();
     frontend_type();
     if (const Json* infra = get(in_.root, "infra"); infra && get(*infra, "placement"))
       error("infra.placement", "is not a thing in srt-slurm 2.x (srtctl 2.0 core/placement.py)",
@@ -260,6 +261,8 @@ class Normalizer {
       if (type == "generic" && !get(s, "command")) error(p + ".command", "is required for a generic service", "give its argv");
       if (get(s, "source") && !node.empty() && node != "head" && node != "infra" && node != "dedicated")
         error(p + ".placement.node", "a service with source: needs a single-node placement (head, infra or dedicated)");
+      if (text_of(get(s, "start")) == "with_workers")
+        issues_.warnings.push_back(in_.at(p + ".start", "start: with_workers is newer than srt-slurm v2.2.1 (UNCONFIRMED); accepted"));
       for (const char* k : {"nodes", "pool", "terminal"})
         if (get(s, k))
           issues_.warnings.push_back(in_.at(p + "." + k, "service pools are newer than srt-slurm v2.2.1 (UNCONFIRMED); accepted, not launched"));
@@ -300,6 +303,17 @@ class Normalizer {
         unsupported_.push_back(p);  // srt-spank starts no services of its own yet
       }
     }
+  }
+
+  // InferenceX RECIPES.md says v2.2.1 refuses telemetry with a dedicated infra node; not seen in
+  // srtctl's code (srt-slurm-v2.md 8, UNCONFIRMED), so a warning rather than an error.
+  void telemetry() {
+    const Json* t = get(in_.root, "telemetry");
+    const Json* infra = get(out_.root, "infra");
+    if (!t || (t->is_object() && get(*t, "enabled") && !schema::as_boolean((*t)["enabled"]).value_or(true))) return;
+    if (infra && get(*infra, "etcd_nats_dedicated_node") && schema::as_boolean((*infra)["etcd_nats_dedicated_node"]).value_or(false))
+      issues_.warnings.push_back(in_.at("telemetry", "srt-slurm v2.2.1 is said to refuse telemetry with a dedicated etcd/NATS node (InferenceX RECIPES.md; UNCONFIRMED in srtctl's code)",
+                                        "drop one of them if srtctl refuses the recipe"));
   }
 
   // #436 (in v2.2.1): under schema 2, frontend.type: sglang is a direct worker, not the router.

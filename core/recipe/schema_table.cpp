@@ -138,7 +138,8 @@ Field benchmark() {
        str("dataset_name", "dataset"), str("dataset_path", "dataset file"), boolean("use_chat_template", "chat template"),
        str("custom_tokenizer", "tokenizer"),
        // srtctl v2.2.1 knows these two; they only matter to benchmark types srt-spank does not run.
-       str("tokenizer_mode", "sa-bench tokenizer mode").inert(), any("aiperf_server_metrics", "aiperf server metrics").inert(), str("container_image", "benchmark image (default: the model container)"),
+       str("tokenizer_mode", "sa-bench tokenizer mode").inert(), any("aiperf_server_metrics", "aiperf server metrics").inert(),
+       str("container_image", "benchmark image (default: the model container)"),
        str("client_placement", "where the client runs").tier2(),
        boolean("client_dedicated_node", "give the client a node of its own").def("false"),
        boolean("colocate_with_frontend", "dedicated roles share one node").def("true")},

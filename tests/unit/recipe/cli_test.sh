@@ -40,6 +40,16 @@ expect 0 "^3$" -- nodes --profile "$profile" "$r2"
 expect 0 "^2$" -- nodes --profile "$profile" "$r1"
 expect 1 "unknown key" -- nodes --profile "$profile" "$bad/unknown-top-typo.yaml"
 expect 0 "2020-12" -- schema
+expect 0 "recipe-v2.json" -- schema --layout v2
+expect 2 "layout" -- schema --layout v3
+# srt-slurm 2.x: schema 2 loads; --current-schema refuses the v1 layout (issue 20).
+v2="$src/tests/fixtures/recipes/v2/atom-disagg-1p1d-tp8-8k1k.yaml"
+expect 0 "atom-disagg-1p1d-tp8-8k1k.yaml: ok \(2 nodes\)" -- validate --profile "$profile" --current-schema "$v2"
+expect 1 "schema 1 recipes no longer load" -- validate --profile "$profile" --current-schema "$r1"
+expect 1 "roles.prefill.gpus: ATOM currently requires" -- validate --profile "$profile" --set roles.prefill.gpus=16 "$v2"
+
+"$helper" schema --layout v2 | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); assert "roles" in s["properties"]' \
+  || { echo "FAIL: schema --layout v2 has no roles"; failures=$((failures + 1)); }
 
 "$helper" schema | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); assert "backend" in s["properties"]' \
   || { echo "FAIL: schema is not JSON with backend"; failures=$((failures + 1)); }
