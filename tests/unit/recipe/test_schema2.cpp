@@ -255,3 +255,27 @@ TEST_CASE("the JSON Schema of layout 2", "[recipe][schema2]") {
   CHECK(srt::recipe_json_schema(1)["$id"] == "https://srt-spank/schema/recipe-v1.json");
   CHECK(srt::recipe_json_schema() == srt::recipe_json_schema(1));
 }
+
+TEST_CASE("schema 2: kv_events and sidecar per role", "[recipe][schema2]") {
+  const std::string vllm =
+      "schema: 2\nname: t\nmodel: {path: m, container: c}\nengine: vllm\n"   // 1-4
+      "roles:\n"                                                             // 5
+      "  prefill: {nodes: 1, workers: 1, kv_events: true, sidecar: true}\n"  // 6
+      "  decode: {nodes: 1, workers: 1, sidecar: false}\n";                  // 7
+  const auto ds = errors(vllm + "backend: {kv_events_config: true}\n");
+  expect(ds, "roles.prefill.kv_events", 6, 35, "cannot be combined with a boolean backend.kv_events_config");
+  expect(ds, "roles.decode.sidecar", 7, 34, "disagrees with roles.prefill.sidecar");
+  // ATOM's engine-wide switch is what roles.<role>.kv_events: true means for it.
+  CHECK(load(kV2 + "    kv_events: true\n").backend.enable_kv_events);
+}
+
+TEST_CASE("schema 2: UNCONFIRMED 2.x rules warn instead of refusing", "[recipe][schema2]") {
+  const srt::Recipe r = load(kV2 +
+                             "services:\n  - {name: etcd, type: etcd, placement: {node: dedicated}}\n"
+                             "  - {name: nats, type: nats, placement: {node: dedicated}}\n"
+                             "telemetry: {enabled: true}\n");
+  bool warned = false;
+  for (const auto& w : r.source.warnings) warned |= w.key_path == "telemetry" && w.message.find("UNCONFIRMED") != std::string::npos;
+  CHECK(warned);
+  CHECK(has(r.unsupported_keys, "telemetry"));
+}
