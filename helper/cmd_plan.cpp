@@ -20,6 +20,7 @@ namespace {
 
 struct PlanArgs {
   std::string recipe;
+  std::string dash_f;
   RecipeFlags flags;
   std::string nodelist;
   std::uint64_t job_id = 0;
@@ -58,7 +59,11 @@ void print_table(const Plan& plan) {
 void run(const PlanArgs& a) {
   const Profile profile = load_profile(a.flags.profile);
   print_warnings(profile.source.warnings);
-  const Recipe recipe = load_recipe_file(a.recipe, recipe_options(a.flags, profile));
+  const std::string arg = a.recipe.empty() ? a.dash_f : a.recipe;
+  if (arg.empty() || (!a.recipe.empty() && !a.dash_f.empty()))
+    throw CLI::ValidationError("recipe", "give one recipe, as RECIPE or -f RECIPE");
+  const OneRecipe one = load_one_recipe(arg, recipe_options(a.flags, profile), "plan");
+  const Recipe& recipe = one.recipe;
   print_warnings(recipe.source.warnings);  // before the Plan or the refusal, as validate does
 
   std::string nodelist = a.nodelist;
@@ -71,7 +76,7 @@ void run(const PlanArgs& a) {
   PlanInputs in;
   in.nodes = slurmapi::expand_hostlist(nodelist);
   in.job_id = a.job_id;
-  in.recipe_path = a.recipe;
+  in.recipe_path = one.ref.given;  // SRT_RECIPE: FILE[:SELECTOR] as given
   in.kv_events_capability = a.kv_capability;
   in.addresses = slurmapi::resolve_addresses(in.nodes, profile);
   Plan plan = make_plan(recipe, profile, in);
@@ -85,9 +90,19 @@ void run(const PlanArgs& a) {
       p.env = env.set;
     }
   }
-  if (a.json) std::cout << plan_to_json(plan).dump(2) << "\n";
-  else print_table(plan);
-  print_unsupported_note(a.recipe, recipe);  // a Plan `launch` will refuse: say so after it
+  if (a.json) {
+    Json j = plan_to_json(plan);
+    // What the Plan was made from, beside it (srtctl echoes applied overrides in --json output):
+    // the argument, the variant it selected, and --set/--unset in command-line order.
+    Json source = {{"given", one.ref.given}, {"file", one.ref.path}};
+    if (!one.selector.empty()) source["variant"] = {{"selector", one.selector}, {"name", one.name}};
+    source["overrides"] = {{"set", a.flags.set}, {"unset", a.flags.unset}};
+    j["source"] = std::move(source);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_table(plan);
+  }
+  print_unsupported_note(one.ref.given, recipe);  // a Plan `launch` will refuse: say so after it
 }
 
 }  // namespace
@@ -95,7 +110,8 @@ void run(const PlanArgs& a) {
 void add_plan(CLI::App& app) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand("plan", "Print the Plan: roles, placement, ports, argv and environment");
-  cmd->add_option("recipe", args->recipe, "Recipe file")->required();
+  cmd->add_option("recipe", args->recipe, "Recipe file, FILE:SELECTOR for one variant of a variants file");
+  cmd->add_option("-f", args->dash_f, "The recipe FILE[:SELECTOR] (srtctl's spelling)");
   add_recipe_flags(cmd, args->flags);
   cmd->add_option("--nodelist", args->nodelist, "Slurm host list (default: $SLURM_JOB_NODELIST)");
   cmd->add_option("--job-id", args->job_id, "Job id (default 0)");

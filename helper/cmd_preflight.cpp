@@ -45,7 +45,7 @@ void run(const PreflightArgs& a) {
   Profile profile;
   if (!load_profile_or_usage_error(a.flags.profile, profile)) return;
   std::unique_ptr<Recipe> recipe;
-  if (!a.recipe.empty()) recipe = std::make_unique<Recipe>(load_recipe_file(a.recipe, recipe_options(a.flags, profile)));
+  if (!a.recipe.empty()) recipe = std::make_unique<Recipe>(load_one_recipe(a.recipe, recipe_options(a.flags, profile), "preflight").recipe);
   const std::vector<std::string> roles = a.roles.empty() ? recipe_roles(recipe.get()) : a.roles;
 
   const Recipe none;  // no recipe: RDMA, scripts and identity are not judged

@@ -10,7 +10,8 @@
 namespace srt::helper {
 
 void add_submit_request_options(CLI::App* cmd, run::SubmitRequest& req) {
-  cmd->add_option("recipe", req.recipe, "Recipe file")->required();
+  cmd->add_option("recipe", req.recipe, "Recipe file, FILE:SELECTOR for one variant of a variants file");
+  cmd->add_option("-f", req.dash_f, "The recipe FILE[:SELECTOR] (srtctl's spelling)")->allow_extra_args(false);
   cmd->add_option("--profile", req.profile, "Cluster profile (default: $SRTSLURM_CONFIG, /etc/srt/cluster.yaml)");
   // One value per --set/--unset: a vector option would otherwise swallow what follows, and
   // `--set K=V -- --exclusive` would end the list at `--` and refuse the sbatch options.

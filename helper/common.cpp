@@ -2,6 +2,8 @@
 #include "commands.hpp"
 #include "srt/error.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 
 namespace srt::helper {
@@ -11,8 +13,11 @@ void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags) {
   cmd->add_flag("--strict", flags.strict, "duplicate keys are errors, not warnings");
   cmd->add_flag("--current-schema", flags.current_schema,
                 "refuse recipes without schema: 2 and v1-only keys (what srtctl after v2.2.1 requires)");
-  cmd->add_option("--set", flags.set, "override key.path=VALUE (VALUE is YAML; [N] indexes a list)")->take_all();
-  cmd->add_option("--unset", flags.unset, "remove key.path")->take_all();
+  // One value per --set/--unset (repeat the option for more): a list-taking option would swallow
+  // the recipe argument that follows it now that -f may name the recipe instead.
+  cmd->add_option("--set", flags.set, "override key.path=VALUE (VALUE is YAML; [N] indexes a list; repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--unset", flags.unset, "remove key.path (repeatable)")->allow_extra_args(false);
 }
 
 Profile load_profile(const std::string& explicit_path, const ReadOptions& read) {
@@ -40,6 +45,58 @@ void print_unsupported_note(const std::string& path, const Recipe& recipe) {
   std::string keys;
   for (const auto& k : recipe.unsupported_keys) keys += (keys.empty() ? "" : ", ") + k;
   std::fprintf(stderr, "note: %s: srtctl knows these, srt-spank cannot launch them yet: %s\n", path.c_str(), keys.c_str());
+}
+
+RecipeRef recipe_ref(const std::string& arg) {
+  return split_recipe_ref(arg, [](const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+  });
+}
+
+OpenedRecipe open_recipe(const std::string& arg, const RecipeOptions& opts) {
+  OpenedRecipe out;
+  out.ref = recipe_ref(arg);
+  out.sources = open_recipe_text(read_text_file(out.ref.path, opts.read.limits.max_bytes), out.ref, opts);
+  out.variants = !out.sources.empty() && !out.sources.front().selector.empty();
+  return out;
+}
+
+RecipeSource open_one_recipe(const std::string& arg, const RecipeOptions& opts, const std::string& command, RecipeRef* ref) {
+  OpenedRecipe opened = open_recipe(arg, opts);
+  if (ref) *ref = opened.ref;
+  if (opened.sources.size() != 1) {
+    std::vector<std::string> selectors;
+    for (const auto& s : opened.sources) selectors.push_back(s.selector);
+    std::string list;
+    for (const auto& s : selectors) list += (list.empty() ? "" : ", ") + s;
+    Diagnostic d;
+    d.file = opened.ref.path;
+    d.message = opened.ref.selector.empty()
+                    ? "this is a variants file with " + std::to_string(selectors.size()) + " variants, and " + command +
+                          " runs one"
+                    : "':" + opened.ref.selector + "' selects " + std::to_string(selectors.size()) + " variants, and " +
+                          command + " runs one";
+    d.hint = "name one as " + opened.ref.path + ":SELECTOR; the variants: " + list;
+    throw Error(std::move(d));
+  }
+  return std::move(opened.sources.front());
+}
+
+OneRecipe load_one_recipe(const std::string& arg, const RecipeOptions& opts, const std::string& command) {
+  OneRecipe one;
+  RecipeSource source = open_one_recipe(arg, opts, command, &one.ref);
+  one.selector = source.selector;
+  one.name = source.name;
+  one.recipe = load_recipe_source(std::move(source), opts);
+  return one;
+}
+
+std::vector<std::string> recipe_arguments(const std::vector<std::string>& positional, const std::vector<std::string>& dash_f) {
+  std::vector<std::string> out = positional;
+  out.insert(out.end(), dash_f.begin(), dash_f.end());
+  if (out.empty()) throw CLI::RequiredError("RECIPE (or -f FILE[:SELECTOR])");
+  return out;
 }
 
 bool load_profile_or_usage_error(const std::string& explicit_path, Profile& out) {

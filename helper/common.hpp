@@ -8,6 +8,7 @@
 
 #include "srt/profile.hpp"
 #include "srt/recipe.hpp"
+#include "srt/variants.hpp"
 
 namespace srt::helper {
 
@@ -32,6 +33,32 @@ bool load_profile_or_usage_error(const std::string& explicit_path, Profile& out)
 
 // Recipe options for `flags`, with the profile's gpus_per_node for the rules that need it.
 RecipeOptions recipe_options(const RecipeFlags& flags, const Profile& profile);
+
+// A recipe argument, FILE or FILE:SELECTOR (srtctl's `-f file.yaml:override_x`), read and
+// expanded: one RecipeSource per recipe it stands for (several for a variants file without a
+// selector). The one place commands and the file system decide what a ':' means.
+struct OpenedRecipe {
+  RecipeRef ref;
+  bool variants = false;             // a variants file (top-level base:)
+  std::vector<RecipeSource> sources;
+};
+RecipeRef recipe_ref(const std::string& arg);
+OpenedRecipe open_recipe(const std::string& arg, const RecipeOptions& opts);
+
+// Exactly one recipe, loaded, for the commands that run one (plan, submit, run): a variants file
+// without a selector, or a selector that picks several, is refused with the selectors to choose.
+struct OneRecipe {
+  RecipeRef ref;                     // ref.given is SRT_RECIPE
+  std::string selector, name;        // the variant's ("" for a plain recipe)
+  Recipe recipe;
+};
+RecipeSource open_one_recipe(const std::string& arg, const RecipeOptions& opts, const std::string& command,
+                             RecipeRef* ref = nullptr);
+OneRecipe load_one_recipe(const std::string& arg, const RecipeOptions& opts, const std::string& command);
+
+// The recipe arguments: the positional ones, then each -f (srtctl's spelling). Throws
+// CLI::RequiredError when there are none, so it is a usage error like a missing positional.
+std::vector<std::string> recipe_arguments(const std::vector<std::string>& positional, const std::vector<std::string>& dash_f);
 
 // Warnings and notes go to stderr, one per line, prefixed "warning: ".
 void print_warnings(const std::vector<Diagnostic>& warnings);

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <variant>
 
+#include "overrides.hpp"
 #include "srt/recipe.hpp"
 
 namespace srt {
@@ -90,6 +91,11 @@ Json* parent_of(Json& root, const std::vector<Segment>& segs, const std::string&
 }  // namespace
 
 void apply_overrides(Document& doc, const std::vector<std::string>& set, const std::vector<std::string>& unset) {
+  recipe_detail::apply_overrides(doc, set, unset, false);
+}
+
+void recipe_detail::apply_overrides(Document& doc, const std::vector<std::string>& set,
+                                    const std::vector<std::string>& unset, bool set_as_list) {
   for (const auto& spec : set) {
     const std::string option = "--set " + spec;
     const std::size_t eq = spec.find('=');
@@ -105,6 +111,7 @@ void apply_overrides(Document& doc, const std::vector<std::string>& set, const s
     } catch (const Error& e) {
       bad_override(option, "VALUE is not valid YAML: " + e.diagnostics().front().message);
     }
+    if (set_as_list) value = Json::array({std::move(value)});
     if (doc.root.is_null()) doc.root = Json::object();
     Json* parent = parent_of(doc.root, segs, option, true);
     if (const auto* k = std::get_if<std::string>(&segs.back())) {

@@ -100,7 +100,9 @@ Job load_job(const Options& o) {
   } else {
     if (o.recipe.empty() || o.nodelist.empty())
       fail("outside a job, --dry-run needs --recipe and --nodelist");
-    text = read_text_file(o.recipe, LoadLimits{}.max_bytes);
+    // FILE:SELECTOR too: the variant as the plugin's snapshot would carry it.
+    const RecipeSource source = helper::open_one_recipe(o.recipe, RecipeOptions{}, "launch --dry-run");
+    text = source.selector.empty() ? read_text_file(o.recipe, LoadLimits{}.max_bytes) : variant_text(source);
     recipe_path = o.recipe;
     in.nodes = slurmapi::expand_hostlist(o.nodelist);
     in.job_id = o.job_id;

@@ -12,7 +12,8 @@
 namespace srt::run {
 
 struct SubmitRequest {
-  std::string recipe;                   // as the user named it
+  std::string recipe;                   // as the user named it: FILE or FILE:SELECTOR
+  std::string dash_f;                   // -f FILE[:SELECTOR] (srtctl's spelling), instead of `recipe`
   std::string profile;                  // --profile
   std::vector<std::string> set, unset;  // overrides: the recipe is rewritten to a file of its own
   std::vector<std::string> sbatch_extra;

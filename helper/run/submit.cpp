@@ -28,9 +28,10 @@ std::string self_dir() {
 // 23, finding 2). It lives in a private directory (mkdtemp, 0700) that goes once sbatch has
 // returned: the plugin snapshots the recipe at submit and nothing reads the path afterwards.
 // JSON is YAML, and PyYAML reads it the same way.
-std::string write_effective_recipe(const helper::TempDir& tmp, const Recipe& recipe, const std::string& original) {
+std::string write_effective_recipe(const helper::TempDir& tmp, const Recipe& recipe, const std::string& original,
+                                   const std::string& given) {
   const std::string name = original.substr(original.rfind('/') + 1);
-  tmp.dir().write_file(name, "# " + original + " with srt-helper's --set/--unset applied\n" + recipe.source.root.dump(2) + "\n",
+  tmp.dir().write_file(name, "# " + given + " with srt-helper's --set/--unset applied\n" + recipe.source.root.dump(2) + "\n",
                        0600);
   return tmp.dir().path_of(name);
 }
@@ -50,13 +51,19 @@ Submitted submit(const SubmitRequest& req) {
   ro.set = req.set;
   ro.unset = req.unset;
   ro.default_gpus_per_node = s.profile.gpus_per_node;
-  s.recipe = load_recipe_file(req.recipe, ro);
+  if (req.recipe.empty() == req.dash_f.empty())
+    throw CLI::ValidationError("recipe", "give one recipe, as RECIPE or -f RECIPE");
+  const std::string given = req.recipe.empty() ? req.dash_f : req.recipe;
+  // A variants file needs its selector: one job per submit, as `srtctl apply -f FILE:SELECTOR`.
+  helper::OneRecipe one = helper::load_one_recipe(given, ro, "a job");
+  s.recipe = std::move(one.recipe);
   std::optional<helper::TempDir> tmp;
   if (req.set.empty() && req.unset.empty()) {
-    s.recipe_file = req.recipe;
+    s.recipe_file = given;  // FILE:SELECTOR as given: the plugin expands the same variant
   } else {
+    // The expanded variant with the overrides applied: a plain recipe, no selector needed.
     tmp.emplace("srt-effective.");
-    s.recipe_file = write_effective_recipe(*tmp, s.recipe, req.recipe);
+    s.recipe_file = write_effective_recipe(*tmp, s.recipe, one.ref.path, given);
   }
 
   SubmitOptions o;

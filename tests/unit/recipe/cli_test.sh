@@ -51,6 +51,31 @@ expect 1 "roles.prefill.gpus: ATOM currently requires" -- validate --profile "$p
 "$helper" schema --layout v2 | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); assert "roles" in s["properties"]' \
   || { echo "FAIL: schema --layout v2 has no roles"; failures=$((failures + 1)); }
 
+# Variants files (base: + override_* / zip_override_*) and FILE:SELECTOR, -f FILE:SELECTOR.
+v="$src/tests/fixtures/recipes/variants/atom-variants.yaml"
+expect 1 "atom-variants.yaml:override_2p1d \(t-2p1d\): ok \(3 nodes\)" -- validate --profile "$profile" "$v"
+expect 1 "atom-variants.yaml:override_bad \(t_bad\): invalid \(1 problem\)" -- validate --profile "$profile" "$v"
+expect 1 "atom-variants.yaml:3[0-9]:[0-9]+: resources.decode_workers: in variant override_bad: " -- validate --profile "$profile" "$v"
+expect 1 "atom-variants.yaml:zip_override_scale\[1\] \(t_scale_1\): ok \(4 nodes\)" -- validate --profile "$profile" "$v"
+expect 0 "^[^ ]*atom-variants.yaml:override_2p1d \(t-2p1d\): ok \(3 nodes\)$" -- validate --profile "$profile" "$v:override_2p1d"
+expect 0 "zip_override_scale\[0\] \(t_scale_0\): ok \(2 nodes\)" -- validate --profile "$profile" -f "$v:zip_override_*"
+expect 0 "ok \(2 nodes\)" -- validate --profile "$profile" -f "$v:zip_override_scale[0]" "$r1"
+expect 0 "override_bad \(t_bad\): ok" -- validate --profile "$profile" --set resources.decode_workers=1 "$v"
+expect 1 "there is no variant 'override_nope'; valid selectors: base, override_2p1d, override_bad, zip_override_scale, zip_override_scale\[0\]" -- validate --profile "$profile" "$v:override_nope"
+expect 1 "not a variants file" -- validate --profile "$profile" "$r1:override_x"
+expect 1 "expands to no recipe.*base-only.yaml:base" -- validate --profile "$profile" "$src/tests/fixtures/recipes/variants/base-only.yaml"
+expect 0 "^3$" -- nodes --profile "$profile" "$v:override_2p1d"
+expect 0 "^4$" -- nodes --profile "$profile" -f "$v:zip_override_scale[1]"
+expect 1 "^override_2p1d 3$" -- nodes --profile "$profile" "$v"
+expect 1 "^zip_override_scale\[1\] 4$" -- nodes --profile "$profile" "$v"
+expect 0 "^zip_override_scale\[0\] 2$" -- nodes --profile "$profile" "$v:zip*"
+expect 1 "variants file with 4 variants, and plan runs one.*:SELECTOR; the variants: override_2p1d, override_bad" -- plan --profile "$profile" --nodelist "n[1-4]" "$v"
+expect 1 "':zip\*' selects 2 variants, and a job runs one" -- submit --profile "$profile" "$v:zip*"
+expect 1 "variants file with 4 variants, and a job runs one" -- run --profile "$profile" -f "$v"
+expect 0 "\"SRT_RECIPE\": \"[^\"]*atom-variants.yaml:override_2p1d\"" -- plan --json --profile "$profile" --nodelist "n[1-3]" "$v:override_2p1d"
+expect 0 "\"name\": \"t-2p1d\"" -- plan --json --profile "$profile" --nodelist "n[1-3]" -f "$v:override_2p1d"
+expect 0 "\"resources.decode_nodes=1\"" -- plan --json --profile "$profile" --nodelist "n[1-3]" --set resources.decode_nodes=1 "$v:override_2p1d"
+
 "$helper" schema | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); assert "backend" in s["properties"]' \
   || { echo "FAIL: schema is not JSON with backend"; failures=$((failures + 1)); }
 
