@@ -63,6 +63,7 @@ void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& 
 
 std::string encode_snapshot(const Snapshot& s) {
   Json j = {{"v", 1}, {"recipe_path", s.recipe_path}, {"recipe", s.recipe_text}, {"profile_digest", s.profile_digest}};
+  if (!s.variant_selector.empty()) j["variant"] = {{"selector", s.variant_selector}, {"name", s.variant_name}};
   const std::string raw = j.dump();
   std::string out(4 * ((raw.size() + 2) / 3) + 1, '\0');
   const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
@@ -92,6 +93,12 @@ Snapshot decode_snapshot(const std::string& encoded) {
     s.recipe_path = j.value("recipe_path", std::string());
     s.recipe_text = j["recipe"].get<std::string>();
     s.profile_digest = j.value("profile_digest", std::string());
+    if (j.contains("variant")) {
+      const Json& v = j["variant"];
+      if (!v.is_object() || !v.value("selector", Json()).is_string() || !v.value("name", Json()).is_string()) bad();
+      s.variant_selector = v["selector"].get<std::string>();
+      s.variant_name = v["name"].get<std::string>();
+    }
   } catch (const Json::exception&) {
     bad();
   }

@@ -1,14 +1,18 @@
 // Submit side (sbatch, salloc, srun; as the user): validate the recipe and the profile, plan it
 // once on stand-in node names so placement and port errors show before anything is queued, then
 // carry the validated bytes into the job. The nodes never open a user-named path.
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "impl.hpp"
 #include "srt/contract.hpp"
 #include "srt/document.hpp"
 #include "srt/error.hpp"
 #include "srt/plan.hpp"
+#include "srt/variants.hpp"
 
 namespace srt::spank_impl {
 
@@ -38,19 +42,43 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
 
     const PluginConfig config = parse_config(state);
     const Profile profile = load_plugin_profile(config);
-    const std::string path = state.recipe;
-    const std::string text = read_text_file(path, LoadLimits{}.max_bytes);
+    // --srt-recipe=FILE:SELECTOR names one variant of a variants file (srtctl's -f spelling).
+    const std::string given = state.recipe;
+    const RecipeRef ref = split_recipe_ref(given, [](const std::string& p) {
+      struct stat st;
+      return ::stat(p.c_str(), &st) == 0;
+    });
+    const std::string text = read_text_file(ref.path, LoadLimits{}.max_bytes);
     RecipeOptions ro;
     ro.default_gpus_per_node = profile.gpus_per_node;
-    const Recipe recipe = load_recipe_text(text, path, ro);
+    std::vector<RecipeSource> sources = open_recipe_text(text, ref, ro);
+    if (sources.size() != 1) {
+      std::string list;
+      for (const auto& s : sources) list += (list.empty() ? "" : ", ") + s.selector;
+      fail(given + (ref.selector.empty() ? " is a variants file with " : " selects ") + std::to_string(sources.size()) +
+               " variants, and a job runs one",
+           "give --srt-recipe=" + ref.path + ":SELECTOR; the variants: " + list);
+    }
+    Snapshot snap;
+    snap.recipe_path = given;
+    snap.recipe_text = text;
+    snap.profile_digest = profile.digest;
+    if (!sources.front().selector.empty()) {
+      // The nodes never re-read the file: the snapshot carries the expanded variant (JSON is
+      // YAML, read the same way) and which one it is.
+      snap.recipe_text = variant_text(sources.front());
+      snap.variant_selector = sources.front().selector;
+      snap.variant_name = sources.front().name;
+    }
+    const Recipe recipe = load_recipe_source(std::move(sources.front()), ro);
 
     PlanInputs in;
     in.job_id = 0;
-    in.recipe_path = path;
+    in.recipe_path = given;
     for (int i = 0; i < node_demand(recipe, profile); ++i) in.nodes.push_back("node" + std::to_string(i));
     (void)make_plan(recipe, profile, in);
 
-    const std::string snapshot = encode_snapshot(Snapshot{path, text, profile.digest});
+    const std::string snapshot = encode_snapshot(snap);
     if (spank_context() == S_CTX_ALLOCATOR) {
       spank_err_t rc = spank_job_control_setenv(sp, SRT_SNAPSHOT_NAME, snapshot.c_str(), 1);
       if (rc != ESPANK_SUCCESS)

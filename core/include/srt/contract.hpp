@@ -40,6 +40,10 @@ struct Snapshot {
   std::string recipe_path;     // as the user gave it (SRT_RECIPE)
   std::string recipe_text;     // the bytes that were validated
   std::string profile_digest;  // sha256 of the submit side's profile ("" = built-in default)
+  // A variants file's variant (--srt-recipe=FILE:SELECTOR): recipe_text is then the expanded
+  // variant, not the file. "" for a plain recipe.
+  std::string variant_selector = {};  // "override_x", "zip_override_g[2]", "base"
+  std::string variant_name = {};      // its `name` after expansion
 };
 
 // One line of base64 (job environments carry it), well under Slurm's limits for a few-KB recipe.
