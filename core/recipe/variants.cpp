@@ -399,6 +399,12 @@ std::vector<RecipeSource> open_recipe_text(const std::string& text, const Recipe
     out.push_back(RecipeSource{ref.given, "", "", std::move(doc)});
     return out;
   }
+  // srtctl reads only base, schema and the sections; anything else would be silently lost.
+  for (auto it = doc.root.begin(); it != doc.root.end(); ++it)
+    if (it.key() != "base" && it.key() != "schema" && !starts_with(it.key(), kOverride) && !starts_with(it.key(), kZip))
+      doc.warnings.push_back(doc.at(it.key(), "ignored: a variants file has only base, schema, override_* and zip_override_* "
+                                              "at the top (srtctl ignores this key too)",
+                                    "move it under base: for every variant, or into a section"));
   apply_variant_overrides(doc, opts.set, opts.unset);
   std::vector<Variant> variants = expand_variants(doc, ref.selector);
   if (variants.empty()) {

@@ -275,6 +275,12 @@ TEST_CASE("variants: open and load, with the variant named in every diagnostic",
   auto set = srt::open_recipe_text(kFile.substr(kFile.find('\n') + 1), ref, o);
   CHECK(srt::load_recipe_source(std::move(set.at(0)), o).resources.decode_nodes == 2);
 
+  // A top-level key srtctl ignores: a warning in every variant, naming its line.
+  const srt::RecipeRef all{"v.yaml", "", "v.yaml"};
+  auto stray = srt::open_recipe_text(kSmallBase + "override_x: {}\nresources: {decode_nodes: 1}\n", all, {});
+  REQUIRE(stray.at(0).doc.warnings.size() == 1);
+  CHECK_THAT(stray[0].doc.warnings[0].str(), Catch::Contains("v.yaml:3:1: resources: ignored"));
+
   // A selector on a plain recipe, and a file that expands to nothing, are errors.
   srt::RecipeRef plain{"r.yaml", "override_x", "r.yaml:override_x"};
   CHECK_THROWS_WITH(srt::open_recipe_text("name: x\n", plain, {}), Catch::Contains("not a variants file"));
