@@ -76,6 +76,33 @@ expect 0 "\"SRT_RECIPE\": \"[^\"]*atom-variants.yaml:override_2p1d\"" -- plan --
 expect 0 "\"name\": \"t-2p1d\"" -- plan --json --profile "$profile" --nodelist "n[1-3]" -f "$v:override_2p1d"
 expect 0 "\"resources.decode_nodes=1\"" -- plan --json --profile "$profile" --nodelist "n[1-3]" --set resources.decode_nodes=1 "$v:override_2p1d"
 
+# submit FILE:SELECTOR with a fake sbatch: --srt-recipe is the argument as given (the plugin
+# expands the same variant); with --set, the expanded variant with the override, as a plain recipe.
+mkdir -p "$tmp/bin"
+cat > "$tmp/bin/sbatch" <<SH
+#!/bin/bash
+printf '%s\n' "\$@" > "$tmp/sbatch.args"
+for a in "\$@"; do case "\$a" in --srt-recipe=*) cat "\${a#--srt-recipe=}" > "$tmp/sbatch.recipe" 2>/dev/null ;; esac; done
+echo 4242
+SH
+chmod 755 "$tmp/bin/sbatch"
+submit_check() {  # submit_check PATTERN-IN-ARGS [PATTERN-IN-RECIPE] -- SUBMIT-ARGS...
+  local args_re=$1 recipe_re=$2
+  shift 3
+  rm -f "$tmp/sbatch.args" "$tmp/sbatch.recipe"
+  if PATH="$tmp/bin:$PATH" "$helper" submit --profile "$profile" "$@" >"$tmp/out" 2>&1 &&
+     grep -Eq -- "$args_re" "$tmp/sbatch.args" && { [ -z "$recipe_re" ] || grep -Eq -- "$recipe_re" "$tmp/sbatch.recipe"; }; then
+    echo "ok   srt-helper submit $*"
+  else
+    echo "FAIL: srt-helper submit $* (sbatch args /$args_re/, recipe /$recipe_re/)"
+    sed 's/^/    /' "$tmp/out" "$tmp/sbatch.args" 2>/dev/null
+    failures=$((failures + 1))
+  fi
+}
+submit_check "^--srt-recipe=$v:override_2p1d\$" "" -- "$v:override_2p1d"
+submit_check "^--nodes=3\$|^-N3\$|^--nodes 3\$" "" -- -f "$v:override_2p1d"
+submit_check "^--srt-recipe=/.*/atom-variants.yaml\$" "\"decode_nodes\": 2" -- --set resources.decode_nodes=2 --set resources.decode_workers=2 "$v:override_2p1d"
+
 "$helper" schema | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); assert "backend" in s["properties"]' \
   || { echo "FAIL: schema is not JSON with backend"; failures=$((failures + 1)); }
 
