@@ -64,6 +64,8 @@ expect 0 "override_bad \(t_bad\): ok" -- validate --profile "$profile" --set res
 expect 1 "there is no variant 'override_nope'; valid selectors: base, override_2p1d, override_bad, zip_override_scale, zip_override_scale\[0\]" -- validate --profile "$profile" "$v:override_nope"
 expect 1 "not a variants file" -- validate --profile "$profile" "$r1:override_x"
 expect 1 "expands to no recipe.*base-only.yaml:base" -- validate --profile "$profile" "$src/tests/fixtures/recipes/variants/base-only.yaml"
+expect 1 "override-no-model.yaml:3:1: model: in variant override_a: is required" -- validate --profile "$profile" "$src/tests/fixtures/recipes/variants/override-no-model.yaml"
+expect 1 "override-no-model.yaml:override_a \(y\): invalid \(1 problem\)" -- validate --profile "$profile" "$src/tests/fixtures/recipes/variants/override-no-model.yaml"
 expect 0 "^3$" -- nodes --profile "$profile" "$v:override_2p1d"
 expect 0 "^4$" -- nodes --profile "$profile" -f "$v:zip_override_scale[1]"
 expect 1 "^override_2p1d 3$" -- nodes --profile "$profile" "$v"
