@@ -33,11 +33,12 @@ void add_nodes(CLI::App& app) {
       // reads). Several (a variants file without a selector, or a group): "SELECTOR N" each.
       const bool one = opened.sources.size() == 1 && !opened.ref.selector.empty();
       exit_code = 0;
+      std::vector<std::string> shown_warnings;  // a file's warnings once, not once per variant
       for (auto& source : opened.sources) {
         const std::string selector = source.selector;
         try {
           Recipe recipe = load_recipe_source(std::move(source), opts);
-          print_warnings(recipe.source.warnings);
+          print_warnings_once(recipe.source.warnings, shown_warnings);
           const int n = node_demand(recipe, profile);
           if (!opened.variants || one) std::printf("%d\n", n);
           else std::printf("%s %d\n", selector.c_str(), n);

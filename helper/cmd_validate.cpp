@@ -1,6 +1,5 @@
 // srt-helper validate: is this recipe one srt-spank can run, and on how many nodes?
 // Exit 0 all valid, 1 any invalid, 2 usage or a bad profile.
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -49,14 +48,7 @@ bool validate_one(const std::string& arg, const ValidateArgs& args, const Profil
       const int nodes = node_demand(recipe, profile);
       // What reading found comes before the verdict (as an invalid recipe's problems come before
       // "invalid"); the note qualifies "ok" (valid, not launchable yet), so it follows it.
-      std::vector<Diagnostic> fresh;
-      for (const auto& w : recipe.source.warnings) {
-        const std::string text = w.str();
-        if (std::find(shown_warnings.begin(), shown_warnings.end(), text) != shown_warnings.end()) continue;
-        shown_warnings.push_back(text);
-        fresh.push_back(w);
-      }
-      print_warnings(fresh);
+      print_warnings_once(recipe.source.warnings, shown_warnings);
       std::printf("%s: ok (%d node%s)\n", label.c_str(), nodes, nodes == 1 ? "" : "s");
       print_unsupported_note(given, recipe);
     } catch (const Error& e) {

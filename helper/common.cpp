@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace srt::helper {
@@ -38,6 +39,15 @@ RecipeOptions recipe_options(const RecipeFlags& flags, const Profile& profile) {
 
 void print_warnings(const std::vector<Diagnostic>& warnings) {
   for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.str().c_str());
+}
+
+void print_warnings_once(const std::vector<Diagnostic>& warnings, std::vector<std::string>& shown) {
+  for (const auto& w : warnings) {
+    std::string text = w.str();
+    if (std::find(shown.begin(), shown.end(), text) != shown.end()) continue;
+    std::fprintf(stderr, "warning: %s\n", text.c_str());
+    shown.push_back(std::move(text));
+  }
 }
 
 void print_unsupported_note(const std::string& path, const Recipe& recipe) {

@@ -62,6 +62,9 @@ std::vector<std::string> recipe_arguments(const std::vector<std::string>& positi
 
 // Warnings and notes go to stderr, one per line, prefixed "warning: ".
 void print_warnings(const std::vector<Diagnostic>& warnings);
+// The same, skipping those already in `shown` (and adding the rest): a variants file's warnings
+// are every variant's, and are printed once.
+void print_warnings_once(const std::vector<Diagnostic>& warnings, std::vector<std::string>& shown);
 
 // "note: PATH: srtctl knows these, srt-spank cannot launch them yet: ..." on stderr, when the
 // recipe has such keys.
