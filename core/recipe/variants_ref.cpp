@@ -76,9 +76,9 @@ std::string variant_text(const RecipeSource& source) {
 }
 
 Recipe load_recipe_source(RecipeSource source, const RecipeOptions& opts) {
-  if (source.selector.empty()) return recipe_from_document(std::move(source.doc), opts.default_gpus_per_node);
+  if (source.selector.empty()) return recipe_from_document(std::move(source.doc), opts.default_gpus_per_node, opts.read.current_schema);
   try {
-    return recipe_from_document(std::move(source.doc), opts.default_gpus_per_node);
+    return recipe_from_document(std::move(source.doc), opts.default_gpus_per_node, opts.read.current_schema);
   } catch (const Error& e) {
     std::vector<Diagnostic> ds = e.diagnostics();
     for (auto& d : ds) d.message = "in variant " + source.selector + ": " + d.message;
