@@ -48,6 +48,10 @@ echo "slurm: $(dpkg-query -W -f='${Version}' slurmd 2>/dev/null || echo '?'), bu
 section "core (in-process, C++)"
 "$build/tests/bench/bench_plan"
 "$build/tests/unit/recipe/bench_validate"
+# Issue 20: a schema-2 recipe is normalized into the v1 model, so it must cost no more to load
+# than the same recipe in the v1 layout (the 1P1D ATOM recipe, written both ways).
+"$build/tests/unit/recipe/bench_validate" "$SRC/recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
+"$build/tests/unit/recipe/bench_validate" "$SRC/tests/fixtures/recipes/v2/atom-disagg-1p1d-tp8-8k1k.yaml"
 "$build/tests/unit/topology/bench_topology"
 "$build/tests/bench/bench_kv_relay" --publishers 8 --rate 100000 --seconds 3
 
