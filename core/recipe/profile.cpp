@@ -54,6 +54,18 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
   if (p.port_range_begin > p.port_range_end)
     error("port_range_begin", "is above port_range_end (" + std::to_string(p.port_range_begin) + " > " +
                                   std::to_string(p.port_range_end) + ")");
+  // Mooncake's TCP transport opens an RPC and a data port per rank, chosen at random in
+  // [MC_MIN_RPC_PORT, MC_MAX_RPC_PORT] = 15000-17000: a planned port there can be taken first by
+  // any rank on the node (issue 22, item 3). The allocator steps around it; a range that overlaps
+  // it is a profile mistake, said once here rather than found as a bind failure.
+  constexpr int kMooncakeRpcLow = 15000, kMooncakeRpcHigh = 17000;
+  if (p.port_range_begin <= p.port_range_end && p.port_range_begin <= kMooncakeRpcHigh &&
+      p.port_range_end >= kMooncakeRpcLow)
+    error("port_range_begin", "port_range_begin-port_range_end (" + std::to_string(p.port_range_begin) + "-" +
+                                  std::to_string(p.port_range_end) +
+                                  ") overlaps Mooncake's transfer-engine ports 15000-17000 (MC_MIN_RPC_PORT-MC_MAX_RPC_PORT, "
+                                  "taken at random by every rank)",
+          "choose a range outside it, e.g. 20000-28999 (below the kernel's ephemeral range)");
   if (p.frontend_port >= p.port_range_begin && p.frontend_port <= p.port_range_end)
     error("frontend_port", "lies inside the allocator's port range " + std::to_string(p.port_range_begin) + "-" +
                                std::to_string(p.port_range_end), "move one of them");
