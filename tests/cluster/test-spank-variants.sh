@@ -16,6 +16,7 @@ cd "$work"
 variants="$HERE/../fixtures/recipes/variants/atom-variants.yaml"
 v2="$HERE/../fixtures/recipes/v2/atom-disagg-1p1d-tp8-8k1k.yaml"
 
+# shellcheck disable=SC2016  # expanded by each task, not here
 jid=$(sbatch --parsable -N3 --srt-recipe="$variants:override_2p1d" -o "$work/variant-%j.out" \
   --wrap 'srun -N3 -l bash -c "echo \$SRT_RECIPE \$SRT_NODE_INDEX"')
 result=$(lab_wait_job "$jid" 60) || { cat "$work/variant-$jid.out"; lab_fail "variant job: $result"; }
@@ -39,6 +40,7 @@ expect_refused() {  # NAME EXPECTED-TEXT COMMAND...
 expect_refused bad-selector "override_2p1d" sbatch -N2 --srt-recipe="$variants:override_nope" --wrap true
 expect_refused no-selector "zip_override_scale" sbatch -N2 --srt-recipe="$variants" --wrap true
 
+# shellcheck disable=SC2016  # expanded by each task
 mapfile -t idx < <(srun -N2 --srt-recipe="$v2" bash -c 'echo $SRT_NODE_INDEX' | sort)
 [[ "${idx[*]}" == "0 1" ]] || lab_fail "the schema-2 recipe's tasks saw node indexes '${idx[*]}'"
 echo "ok: a schema: 2 recipe runs (node indexes ${idx[*]})"
