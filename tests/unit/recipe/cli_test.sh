@@ -105,6 +105,30 @@ submit_check "^--srt-recipe=$v:override_2p1d\$" "" -- "$v:override_2p1d"
 submit_check "^--nodes=3\$|^-N3\$|^--nodes 3\$" "" -- -f "$v:override_2p1d"
 submit_check "^--srt-recipe=/.*/atom-variants.yaml\$" "\"decode_nodes\": 2" -- --set resources.decode_nodes=2 --set resources.decode_workers=2 "$v:override_2p1d"
 
+# migrate (issue 20 item 3): stdout, -o, --in-place; the result validates under --current-schema.
+hdr="^# migrated from .*disagg-1p1d-tp8-8k1k.yaml by srt-helper migrate \(v1 -> schema 2\); comments of the original are not kept$"
+expect 0 "$hdr" -- migrate "$r1"
+expect 0 "^schema: 2$" -- migrate "$r1"
+"$helper" migrate "$r1" > "$tmp/m-stdout.yaml" 2>/dev/null
+head -1 "$tmp/m-stdout.yaml" | grep -Eq "$hdr" || { echo "FAIL: migrate: the header is not the first line"; failures=$((failures + 1)); }
+expect 0 "wrote $tmp/m-out.yaml" -- migrate "$r2" -o "$tmp/m-out.yaml"
+expect 0 "m-out.yaml: ok \(3 nodes\)" -- validate --profile "$profile" --current-schema "$tmp/m-out.yaml"
+cp "$r1" "$tmp/m-inplace.yaml" && chmod 640 "$tmp/m-inplace.yaml"
+expect 0 "wrote $tmp/m-inplace.yaml" -- migrate --in-place "$tmp/m-inplace.yaml"
+cmp -s <(tail -n +2 "$tmp/m-inplace.yaml") <(tail -n +2 "$tmp/m-stdout.yaml") ||
+  { echo "FAIL: migrate --in-place wrote other text than stdout"; failures=$((failures + 1)); }
+[ "$(stat -c %a "$tmp/m-inplace.yaml")" = 640 ] || { echo "FAIL: migrate --in-place changed the mode"; failures=$((failures + 1)); }
+ls -a "$tmp" | grep -q '^\.srt-migrate\.' && { echo "FAIL: migrate left a temporary file"; failures=$((failures + 1)); }
+expect 0 "m-inplace.yaml: ok \(2 nodes\)" -- validate --profile "$profile" --current-schema "$tmp/m-inplace.yaml"
+expect 1 "m-inplace.yaml:[0-9]+:1: schema: is already srt-slurm's schema 2 layout" -- migrate --in-place "$tmp/m-inplace.yaml"
+expect 1 "atom-disagg-1p1d-tp8-8k1k.yaml:[0-9]+:1: schema: is already srt-slurm's schema 2" -- migrate "$v2"
+expect 1 "base: is a variants file" -- migrate "$v"
+expect 1 "backend.atom_config.prefill.tp: ATOM config cannot override.*|not migrated: the v1 recipe is invalid" -- migrate "$bad/reserved-tp.yaml"
+expect 1 "cannot open" -- migrate "$tmp/missing.yaml"
+expect 2 "excludes|--in-place" -- migrate --in-place -o "$tmp/x.yaml" "$r1"
+expect 2 "FILE is required|required" -- migrate
+[ -e "$tmp/x.yaml" ] && { echo "FAIL: migrate wrote despite a usage error"; failures=$((failures + 1)); }
+
 "$helper" schema | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); assert "backend" in s["properties"]' \
   || { echo "FAIL: schema is not JSON with backend"; failures=$((failures + 1)); }
 
