@@ -197,9 +197,41 @@ class Launch {
       console_.line("ports: every planned port is free on all " + std::to_string(job_.plan.nodes.size()) + " nodes");
       return;
     }
-    if (busy.empty()) busy = "the port check step " + std::string(status == -1 ? "did not finish in time" : "failed") +
-                             ": " + (out.size() > 400 ? out.substr(out.size() - 400) : out);
+    if (busy.empty()) busy = port_check_failure(out, status);
     throw Stop{{"failed", "ports: " + busy + " (no worker was started)", 1}};
+  }
+
+  // The step itself failed (a node that cannot run the job's steps: the plugin's task_init
+  // refusing, slurmstepd errors) or timed out. Its output is kept as <node>_port_check.out for
+  // each node that did not report, and the reason names the node, the first "srt:" line (what
+  // the plugin said: node, library path) and that file, as a failed preflight probe's does.
+  std::string port_check_failure(const std::string& out, int status) {
+    std::vector<std::string> silent;
+    for (const auto& n : job_.plan.nodes)
+      if (out.find("port-check: node " + n.name + ": ") == std::string::npos) silent.push_back(n.name);
+    std::string said;
+    for (std::size_t at = out.find("srt: "); at != std::string::npos && said.empty(); at = out.find("srt: ", at + 1))
+      said = out.substr(at, out.find('\n', at) - at);
+    std::string why = "the port check step " + std::string(status == -1 ? "did not finish in " +
+                      std::to_string(int(kPortCheckSeconds)) + " s" : "failed (exit code " + std::to_string(status) + ")");
+    std::string nodes, logs;
+    for (const auto& n : silent) {
+      nodes += (nodes.empty() ? "" : ", ") + n;
+      const std::string name = n + "_port_check.out";
+      if (job_.logs) {
+        try {
+          job_.logs->write_file(name, out);
+          logs += (logs.empty() ? "" : ", ") + job_.log_dir + "/" + name;
+        } catch (const Error& e) {
+          console_.line("ports: " + std::string(e.what()));
+        }
+      }
+    }
+    if (!nodes.empty()) why += " on " + nodes;
+    if (!said.empty()) why += ": " + said;
+    if (!logs.empty()) why += "; its output is in " + logs;
+    console_.line("ports: " + why);
+    return why;
   }
 
   // The probe in each role's image, all roles at once, before any worker starts: a missing
