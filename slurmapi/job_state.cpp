@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <memory>
+#include <mutex>
 
 extern "C" {
 #include <slurm/slurm.h>
@@ -45,9 +46,20 @@ std::string node_state_name(uint32_t state) {
   return s;
 }
 
+// slurm.h: slurm_init "MUST be called before any other Slurm library API calls". Slurm 22.05
+// forgave a client that did not; 24.11 and 26.05 do not: slurm_load_job ends the process with
+// "fatal: No hash plugins loaded. Was slurm_init() called before calling any Slurm API
+// functions?" (seen on the lab in both root filesystems), which took the launcher down with no
+// teardown. NULL: libslurm finds its configuration as every client does (SLURM_CONF, configless).
+void init_libslurm() {
+  static std::once_flag once;
+  std::call_once(once, [] { slurm_init(nullptr); });
+}
+
 }  // namespace
 
 std::optional<JobState> job_state(std::uint64_t job_id, std::string& error) {
+  init_libslurm();
   job_info_msg_t* msg = nullptr;
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
   // 26.05: jobs are asked by step id (slurm.h: slurm_load_job(resp, slurm_step_id_t, flags)).
@@ -80,6 +92,7 @@ std::optional<JobState> job_state(std::uint64_t job_id, std::string& error) {
 }
 
 std::vector<NodeHealth> node_health(const std::vector<std::string>& nodes) {
+  init_libslurm();
   std::vector<NodeHealth> out;
   for (const auto& name : nodes) {
     node_info_msg_t* msg = nullptr;
