@@ -128,6 +128,10 @@ class Normalizer {
     for (const auto& [path, v2] : legacy_keys(in_.root))
       if (path.rfind("resources.", 0) == 0 && path.find("_critical") == std::string::npos)
         error(path, "cannot be combined with roles: (srtctl 2.0 expand_roles writes it)", "write " + v2 + " instead");
+    // Both sections exist before either reference is taken: Json is an ordered_json, whose object
+    // is a vector, so adding "backend" to the root could move "resources" and leave `res`
+    // dangling (fuzz.plan found it). Nothing below adds a key to the root until the loop ends.
+    slot("resources"), slot("backend");
     Json& res = slot("resources");
     Json& backend = slot("backend");
     const Json* legacy = get(in_.root, "backend");
