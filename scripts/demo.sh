@@ -7,7 +7,7 @@
 #   scripts/demo.sh [--recipe FILE] [--mode netns|multi] [--keep-lab]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-recipe="$src/recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml"
+recipe="$src/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
 mode=netns
 keep=0
 while [ $# -gt 0 ]; do

@@ -30,8 +30,8 @@ helper=$build/helper/srt-helper
 plugin=$build/spank/spank_srt.so
 impl=$build/spank/srt_spank_impl.so
 fixture=$SRC/tests/fixtures/topology/mi355x-8gpu-pollara.xml
-dsv4=$SRC/recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml
-lab2p1d=$SRC/recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml
+dsv4=$SRC/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml
+lab2p1d=$SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml
 for f in "$helper" "$plugin" "$impl" "$build/tests/bench/bench_plan" "$build/tests/unit/recipe/bench_validate" \
          "$build/tests/unit/topology/bench_topology" "$build/tests/bench/bench_kv_relay" "$build/helper/srt-job"; do
   [[ -x "$f" || -f "$f" ]] || { echo "bench-all.sh: $f is missing: build $build with tests first" >&2; exit 2; }
@@ -49,9 +49,9 @@ section "core (in-process, C++)"
 "$build/tests/bench/bench_plan"
 "$build/tests/unit/recipe/bench_validate"
 # Issue 20: a schema-2 recipe is normalized into the v1 model, so it must cost no more to load
-# than the same recipe in the v1 layout (the 1P1D ATOM recipe, written both ways).
-"$build/tests/unit/recipe/bench_validate" "$SRC/recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
-"$build/tests/unit/recipe/bench_validate" "$SRC/tests/fixtures/recipes/v2/atom-disagg-1p1d-tp8-8k1k.yaml"
+# than the same recipe in the v1 layout (the shipped 2P1D recipe, and its v1 spelling).
+"$build/tests/unit/recipe/bench_validate" "$SRC/tests/fixtures/recipes/v1/atom-disagg-2p1d-dpa-tp8-8k1k.yaml"
+"$build/tests/unit/recipe/bench_validate" "$dsv4"
 "$build/tests/unit/topology/bench_topology"
 "$build/tests/bench/bench_kv_relay" --publishers 8 --rate 100000 --seconds 3
 

@@ -22,7 +22,7 @@ source "$HERE/../cluster/lib.sh"
 source "$HERE/../cluster/launch-lib.sh"
 lab_test_init "${1:-}"
 runs=${2:-3}
-recipe="$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 printf '%-6s %8s %8s %9s %8s %9s %9s\n' job healthy router first-req end-lag ready-lag total
 for _ in $(seq 1 "$runs"); do
   jid=$(SRT_STANDIN_LOAD_SECONDS=0 launch_submit "$recipe")

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     else src = argv[i];
   }
   const srt::Profile profile = srt::default_profile();
-  const srt::Recipe dsv4 = srt::load_recipe_file(src + "/recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml");
+  const srt::Recipe dsv4 = srt::load_recipe_file(src + "/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
   const srt::PlanInputs three = nodes(3);
   const Stats small = time_it(large_only ? 1 : 2000, [&] { (void)srt::make_plan(dsv4, profile, three); });
 

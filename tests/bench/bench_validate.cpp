@@ -14,7 +14,7 @@
 
 int main(int argc, char** argv) {
   const std::string src = SRT_SOURCE_DIR;
-  const std::string recipe = argc > 1 && *argv[1] ? argv[1] : src + "/recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml";
+  const std::string recipe = argc > 1 && *argv[1] ? argv[1] : src + "/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml";
   const int runs = argc > 2 ? std::atoi(argv[2]) : 500;
   const srt::Profile profile = srt::load_profile_file(src + "/etc/srt/cluster.yaml");
   srt::RecipeOptions opts;

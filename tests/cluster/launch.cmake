@@ -28,8 +28,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
 
   # name -> command line (after the script); each runs against the fixture's lab.
   set(_launch_tests
-    "1p1d|test-launch-run.sh|recipes/lab/disagg-1p1d-tp8-lab.yaml"
-    "2p1d|test-launch-run.sh|recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml"
+    "1p1d|test-launch-run.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
+    "2p1d|test-launch-run.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
     "curve|test-launch-curve.sh|"
     "kv-offset|test-launch-kv.sh|offset"
     "kv-relay|test-launch-kv.sh|relay"

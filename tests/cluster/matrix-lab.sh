@@ -134,7 +134,7 @@ snapshot_deleted() {
   # shellcheck disable=SC1091
   source "$base/env.sh"
   work=$(mktemp -d "$base/work-snapshot.XXXX")
-  cp "$src/recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml" "$work/recipe.yaml"
+  cp "$src/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" "$work/recipe.yaml"
   jid=$(sbatch --parsable -N2 --srt-recipe="$work/recipe.yaml" -o "$work/job-%j.out" \
         --wrap 'sleep 1; srun -N2 -l printenv SRT_NODE_INDEX')
   rm "$work/recipe.yaml"
@@ -163,7 +163,7 @@ lab() {  # MODE PORT TEST...: a 3-node lab in MODE, the tests against it, the ch
     run "$mode.$name" 600 env "${env[@]}" "$HERE/test-$script.sh" "$base" $args
   done
   [[ "$mode" == netns ]] && run "$mode.snapshot-recipe-deleted" 90 snapshot_deleted "$base"
-  [[ "$mode" == netns ]] && run "$mode.run-1p1d-twin" 600 run_twin "$base" recipes/lab/disagg-1p1d-tp8-lab.yaml
+  [[ "$mode" == netns ]] && run "$mode.run-1p1d-twin" 600 run_twin "$base" recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml
   run "$mode.no-drained-node" 60 no_drained "$base"
   run "$mode.stop" 120 "$HERE/lab-stop.sh" --base "$base" --port "$p"
 }

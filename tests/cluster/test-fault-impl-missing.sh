@@ -43,7 +43,7 @@ grep -q ": $node\$" "$work/plain-$jid.out" || lab_fail "plain job did not run on
 echo "ok: a job without --srt-recipe ran on $node: $result"
 
 # 2. An srt job whose step spans node1 and node2: the batch step (node1) runs, the step fails.
-recipe="$LAUNCH_SRC/recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
+recipe="$LAUNCH_SRC/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 jid=$(sbatch --parsable -w node1,node2 --srt-recipe="$recipe" -o "$work/srt-%j.out" --wrap 'srun -N2 true')
 result=$(lab_wait_job "$jid" 60) && { cat "$work/srt-$jid.out"; lab_fail "srt job completed: $result"; }
 echo "$result"
@@ -54,7 +54,7 @@ echo "ok: the job's output says: $reason"
 
 # 3. The launcher (srt-job): its first step on node2 (preflight's probe, or the decode worker)
 # fails at once.
-jid=$(launch_submit "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml" -w node1,node2)
+jid=$(launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" -w node1,node2)
 result=$(lab_wait_job "$jid" 120) && { launch_show "$jid"; lab_fail "launch job completed: $result"; }
 echo "$result"
 state=$(launch_status "$jid" state)

@@ -77,7 +77,7 @@ echo "ok: proctrack/linuxproc alone loses a setsid + double-fork helper (ended b
 
 # --- the srt job: bwrap steps, each in its own PID namespace ---------------------------------
 jid=$(SRT_STANDIN_ESCAPE_SECONDS=600 SRT_STANDIN_TOKEN_MS=20 \
-  launch_submit "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml")
+  launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml")
 echo "job $jid: each worker starts a helper that escapes (600 s)"
 launch_wait_state "$jid" benchmark 120 || { launch_show "$jid"; lab_fail "never reached the benchmark"; }
 helpers=$(wait_escapees "$jid" 2) || { launch_show "$jid"; lab_fail "expected 2 helpers (prefill, decode), found: $helpers"; }

@@ -31,7 +31,7 @@ node_state() { sinfo -h -n "$1" -o '%T'; }
 node_reason() { scontrol show node "$1" | sed -n 's/^ *Reason=//p'; }
 
 # Slow tokens: the sweep still runs when slurmctld gives up on node2.
-jid=$(SRT_STANDIN_TOKEN_MS=300 launch_submit "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml" -w node1,node2)
+jid=$(SRT_STANDIN_TOKEN_MS=300 launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" -w node1,node2)
 echo "job $jid"
 launch_wait_state "$jid" benchmark 120 || { launch_show "$jid"; lab_fail "never reached the benchmark"; }
 slurmd_pid=$(cat "$LAB_BASE/run/slurmd-$node.pid")

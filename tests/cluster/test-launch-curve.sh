@@ -8,7 +8,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=launch-lib.sh
 source "$HERE/launch-lib.sh"
 launch_test_init "${1:-}"
-recipe="$LAUNCH_SRC/recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml"
+recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
 gpus=24  # 2 prefill x 8 + 1 decode x 8
 for run in 1 2; do
   t0=$(lab_now)

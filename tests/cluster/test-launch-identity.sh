@@ -10,7 +10,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=launch-lib.sh
 source "$HERE/launch-lib.sh"
 launch_test_init "${1:-}"
-recipe="$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 work=$(lab_scratch launch-identity)
 wrong=5837907f3aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4
 

@@ -7,7 +7,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 
-jid=$(SRT_STANDIN_LOAD_SECONDS=600 launch_submit "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml")
+jid=$(SRT_STANDIN_LOAD_SECONDS=600 launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml")
 echo "job $jid: workers load for 600 s"
 pid=
 for _ in $(seq 1 300); do

@@ -22,7 +22,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/launch-lib.sh"
 launch_test_init "${1:-}"
 mode=${2:?usage: test-launch-kv.sh BASE offset|relay|seed [RECIPE]}
-recipe=${3:-recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml}
+recipe=${3:-recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml}
 [[ "$recipe" = /* ]] || recipe="$LAUNCH_SRC/$recipe"
 profile="$LAB_BASE/etc/srt/cluster.yaml"
 case "$mode" in

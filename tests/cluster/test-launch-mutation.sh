@@ -11,7 +11,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 
-jid=$(SRT_STANDIN_ATOMESH_MUTATION=drop-remote-dp-rank launch_submit "$LAUNCH_SRC/recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml")
+jid=$(SRT_STANDIN_ATOMESH_MUTATION=drop-remote-dp-rank launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml")
 echo "job $jid: the 2P1D twin behind a router that drops remote_dp_rank"
 t0=$(lab_now)
 result=$(lab_wait_job "$jid" 300) || true

@@ -10,7 +10,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 work=$(lab_scratch launch-pyxis)
-recipe="$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 sed -e 's/^container_runtime: .*/container_runtime: pyxis/' -e "s|^results_root: .*|results_root: $work/results|" \
   "$LAB_BASE/etc/srt/cluster.yaml" > "$work/pyxis.yaml"
 cat > "$work/job.sh" <<'JOB'

@@ -15,7 +15,7 @@ case "$what" in
   router) step=router dead=router log=_atomesh_0.out ;;
   *) lab_fail "kill what? '$what' (worker or router)" ;;
 esac
-recipe="$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 first=4 last=128  # the recipe's grid: c4 .. c128
 work=$(lab_scratch "run-killed-$what")
 out="$work/run.out"

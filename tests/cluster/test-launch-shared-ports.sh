@@ -24,7 +24,7 @@ finish() {
   true
 }
 trap finish EXIT
-recipe="$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 
 # 1. exclusive profile, shared allocation
 jid=$(LAUNCH_SHARED=1 launch_submit "$recipe" -w node1,node2)

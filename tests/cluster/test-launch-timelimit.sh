@@ -9,7 +9,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 
-jid=$(SRT_STANDIN_TOKEN_MS=50 launch_submit "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml")
+jid=$(SRT_STANDIN_TOKEN_MS=50 launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml")
 echo "job $jid"
 launch_wait_state "$jid" benchmark 60 || { launch_show "$jid"; lab_fail "never reached the benchmark"; }
 t0=$(lab_now)

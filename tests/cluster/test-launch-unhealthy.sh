@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 work=$(lab_scratch launch-unhealthy)
 recipe="$work/unhealthy.yaml"
-sed -e 's/^  max_attempts: 60 .*/  max_attempts: 3/' "$LAUNCH_SRC/recipes/lab/disagg-1p1d-tp8-lab.yaml" > "$recipe"
+sed -e 's/^  max_attempts: 60 .*/  max_attempts: 3/' "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" > "$recipe"
 grep -q '^  max_attempts: 3$' "$recipe" || lab_fail "could not shorten the health budget"
 
 t0=$(lab_now)

@@ -22,7 +22,7 @@ else
 fi
 cd "$work"
 recipe="$work/recipe.yaml"
-cp "$HERE/../../recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml" "$recipe"
+cp "$HERE/../../recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml" "$recipe"
 chmod 644 "$recipe"
 check() { /usr/bin/python3 "$HERE/check_srt_env.py" "$@"; }
 plan_for() {  # JOBID -> plan.json path

@@ -13,7 +13,7 @@ profile="$LAB_BASE/etc/srt/cluster.yaml"
 cp "$profile" "$work/profile.orig"
 restore() { cp "$work/profile.orig" "$profile"; }
 trap restore EXIT
-recipe="$HERE/../../recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
+recipe="$HERE/../../recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 
 run_case() {  # NAME EXPECTED-TEXT MUTATION-COMMAND...
   local name=$1 text=$2 jid result

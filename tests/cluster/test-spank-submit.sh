@@ -11,7 +11,7 @@ lab_test_init "${1:-}"
 unset SRT_HELPER  # ctest passes it; the tasks must see only what the plugin sets
 work=$(lab_scratch spank-submit)
 cd "$work"
-good="$HERE/../../recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
+good="$HERE/../../recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 sed 's/gpus_per_prefill: 8/gpus_per_prefil: 8/' "$good" > bad.yaml
 grep -q gpus_per_prefil: bad.yaml || lab_fail "could not make the bad recipe"
 line=$(grep -n 'gpus_per_prefil:' bad.yaml | cut -d: -f1)

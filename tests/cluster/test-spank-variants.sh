@@ -14,7 +14,7 @@ unset SRT_HELPER  # ctest passes it; the tasks must see only what the plugin set
 work=$(lab_scratch spank-variants)
 cd "$work"
 variants="$HERE/../fixtures/recipes/variants/atom-variants.yaml"
-v2="$HERE/../fixtures/recipes/v2/atom-disagg-1p1d-tp8-8k1k.yaml"
+v2="$HERE/../../recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 
 # shellcheck disable=SC2016  # expanded by each task, not here
 jid=$(sbatch --parsable -N3 --srt-recipe="$variants:override_2p1d" -o "$work/variant-%j.out" \

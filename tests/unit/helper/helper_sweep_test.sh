@@ -16,10 +16,10 @@ trap 'rm -rf "$tmp"' EXIT
 # "ok (N nodes)", nodes' N), the backend of those srt-spank validates but does not plan, and the
 # keys validate's note names as not launchable yet. A good recipe missing here fails the sweep.
 declare -A want_nodes=(
-  [recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml]=2
-  [recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml]=3
-  [recipes/lab/disagg-1p1d-tp8-lab.yaml]=2
-  [recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml]=3
+  [recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml]=2
+  [recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml]=3
+  [recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml]=2
+  [recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml]=3
   [tests/fixtures/recipes/good/agg-direct.yaml]=1
   [tests/fixtures/recipes/good/atom-1p1d-minimal.yaml]=2
   [tests/fixtures/recipes/good/atom-shared-decode-anchors.yaml]=1

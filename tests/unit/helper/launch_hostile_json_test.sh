@@ -27,7 +27,7 @@ node_addresses:
   node1: 10.0.0.1
   node2: 10.0.0.2
 YAML
-recipe="$src/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+recipe="$src/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 nodelist='node[1-2]'
 
 # A batch step's environment, as the plugin attaches it at submit.

@@ -10,7 +10,7 @@ src=${2:?usage: preflight_cli_test.sh SRT_HELPER SOURCE_DIR}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-recipe="$src/recipes/lab/disagg-1p1d-tp8-lab.yaml"
+recipe="$src/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 
 # A profile without ATOM: Debian's python3 has no atom package and no atomesh on PATH.
 echo "engine_command: [/usr/bin/python3, -m, atom.entrypoints.openai_server]" > "$work/bare.yaml"

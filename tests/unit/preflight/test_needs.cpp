@@ -9,7 +9,7 @@ using namespace srt;
 
 namespace {
 
-Recipe lab_recipe() { return load_recipe_file(SRT_SOURCE_DIR "/recipes/lab/disagg-1p1d-tp8-lab.yaml"); }
+Recipe lab_recipe() { return load_recipe_file(SRT_SOURCE_DIR "/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"); }
 
 // What the probe says on a machine without ATOM (this one): nothing found.
 Json bare_probe() {

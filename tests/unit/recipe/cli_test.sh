@@ -3,8 +3,11 @@
 set -uo pipefail
 helper=$1 src=$2
 profile="$src/etc/srt/cluster.yaml"
-r1="$src/recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml"
-r2="$src/recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml"
+r1="$src/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
+r2="$src/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
+# The same two recipes in the v1 layout: the shipped ones are schema 2; these are migrate's input.
+v1a="$src/tests/fixtures/recipes/v1/atom-disagg-1p1d-tp8-8k1k.yaml"
+v1b="$src/tests/fixtures/recipes/v1/atom-disagg-2p1d-dpa-tp8-8k1k.yaml"
 bad="$src/tests/fixtures/recipes/bad"
 failures=0
 tmp=$(mktemp -d)
@@ -24,8 +27,9 @@ expect() {  # expect CODE PATTERN -- ARGS...: exit code and a grep -E pattern on
   fi
 }
 
-expect 0 "disagg-1p1d-tp8-8k1k.yaml: ok \(2 nodes\)" -- validate --profile "$profile" "$r1"
-expect 0 "disagg-2p1d-dpa-tp8-8k1k.yaml: ok \(3 nodes\)" -- validate --profile "$profile" "$r1" "$r2"
+expect 0 "disagg-1p1d-tp8.yaml: ok \(2 nodes\)" -- validate --profile "$profile" "$r1"
+expect 0 "atom-disagg-1p1d-tp8-8k1k.yaml: ok \(2 nodes\)" -- validate --profile "$profile" "$v1a"
+expect 0 "disagg-2p1d-dpa-tp8.yaml: ok \(3 nodes\)" -- validate --profile "$profile" "$r1" "$r2"
 expect 1 "backend.atom_config.prefill.tp: ATOM config cannot override" -- validate --profile "$profile" "$bad/reserved-tp.yaml"
 expect 1 "reserved-tp.yaml: invalid" -- validate --profile "$profile" "$r1" "$bad/reserved-tp.yaml"
 expect 1 "is a FIFO|is a directory" -- validate --profile "$profile" "$src/recipes"
@@ -33,7 +37,8 @@ expect 1 "cannot open" -- validate --profile "$profile" "$tmp/missing.yaml"
 expect 2 "RECIPE is required|required" -- validate
 expect 2 "nope" -- validate --nope "$r1"
 expect 2 "cluster profile" -- validate --profile "$tmp/missing-profile.yaml" "$r1"
-expect 0 "ok \(2 nodes\)" -- validate --profile "$profile" --set resources.prefill_workers=1 "$r1"
+expect 0 "ok \(2 nodes\)" -- validate --profile "$profile" --set roles.prefill.workers=1 "$r1"
+expect 0 "ok \(2 nodes\)" -- validate --profile "$profile" --set resources.prefill_workers=1 "$v1a"
 expect 1 "--set frontend.type=dynamo: .*frontend.type|backend.type: atom requires" -- validate --profile "$profile" --set frontend.type=dynamo "$r1"
 expect 0 "srt-spank cannot launch them yet: .*sweep" -- validate --profile "$profile" "$src/tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml"
 expect 0 "^3$" -- nodes --profile "$profile" "$r2"
@@ -43,9 +48,9 @@ expect 0 "2020-12" -- schema
 expect 0 "recipe-v2.json" -- schema --layout v2
 expect 2 "layout" -- schema --layout v3
 # srt-slurm 2.x: schema 2 loads; --current-schema refuses the v1 layout (issue 20).
-v2="$src/tests/fixtures/recipes/v2/atom-disagg-1p1d-tp8-8k1k.yaml"
-expect 0 "atom-disagg-1p1d-tp8-8k1k.yaml: ok \(2 nodes\)" -- validate --profile "$profile" --current-schema "$v2"
-expect 1 "schema 1 recipes no longer load" -- validate --profile "$profile" --current-schema "$r1"
+v2="$src/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
+expect 0 "disagg-1p1d-tp8.yaml: ok \(2 nodes\)" -- validate --profile "$profile" --current-schema "$v2"
+expect 1 "schema 1 recipes no longer load" -- validate --profile "$profile" --current-schema "$v1a"
 expect 1 "roles.prefill.gpus: ATOM currently requires" -- validate --profile "$profile" --set roles.prefill.gpus=16 "$v2"
 
 "$helper" schema --layout v2 | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); assert "roles" in s["properties"]' \
@@ -107,13 +112,13 @@ submit_check "^--srt-recipe=/.*/atom-variants.yaml\$" "\"decode_nodes\": 2" -- -
 
 # migrate (issue 20 item 3): stdout, -o, --in-place; the result validates under --current-schema.
 hdr="^# migrated from .*disagg-1p1d-tp8-8k1k.yaml by srt-helper migrate \(v1 -> schema 2\); comments of the original are not kept$"
-expect 0 "$hdr" -- migrate "$r1"
-expect 0 "^schema: 2$" -- migrate "$r1"
-"$helper" migrate "$r1" > "$tmp/m-stdout.yaml" 2>/dev/null
+expect 0 "$hdr" -- migrate "$v1a"
+expect 0 "^schema: 2$" -- migrate "$v1a"
+"$helper" migrate "$v1a" > "$tmp/m-stdout.yaml" 2>/dev/null
 head -1 "$tmp/m-stdout.yaml" | grep -Eq "$hdr" || { echo "FAIL: migrate: the header is not the first line"; failures=$((failures + 1)); }
-expect 0 "wrote $tmp/m-out.yaml" -- migrate "$r2" -o "$tmp/m-out.yaml"
+expect 0 "wrote $tmp/m-out.yaml" -- migrate "$v1b" -o "$tmp/m-out.yaml"
 expect 0 "m-out.yaml: ok \(3 nodes\)" -- validate --profile "$profile" --current-schema "$tmp/m-out.yaml"
-cp "$r1" "$tmp/m-inplace.yaml" && chmod 640 "$tmp/m-inplace.yaml"
+cp "$v1a" "$tmp/m-inplace.yaml" && chmod 640 "$tmp/m-inplace.yaml"
 expect 0 "wrote $tmp/m-inplace.yaml" -- migrate --in-place "$tmp/m-inplace.yaml"
 cmp -s <(tail -n +2 "$tmp/m-inplace.yaml") <(tail -n +2 "$tmp/m-stdout.yaml") ||
   { echo "FAIL: migrate --in-place wrote other text than stdout"; failures=$((failures + 1)); }
@@ -121,11 +126,11 @@ cmp -s <(tail -n +2 "$tmp/m-inplace.yaml") <(tail -n +2 "$tmp/m-stdout.yaml") ||
 ls -a "$tmp" | grep -q '^\.srt-migrate\.' && { echo "FAIL: migrate left a temporary file"; failures=$((failures + 1)); }
 expect 0 "m-inplace.yaml: ok \(2 nodes\)" -- validate --profile "$profile" --current-schema "$tmp/m-inplace.yaml"
 expect 1 "m-inplace.yaml:[0-9]+:1: schema: is already srt-slurm's schema 2 layout" -- migrate --in-place "$tmp/m-inplace.yaml"
-expect 1 "atom-disagg-1p1d-tp8-8k1k.yaml:[0-9]+:1: schema: is already srt-slurm's schema 2" -- migrate "$v2"
+expect 1 "disagg-1p1d-tp8.yaml:[0-9]+:1: schema: is already srt-slurm's schema 2" -- migrate "$v2"
 expect 1 "base: is a variants file" -- migrate "$v"
 expect 1 "backend.atom_config.prefill.tp: ATOM config cannot override.*|not migrated: the v1 recipe is invalid" -- migrate "$bad/reserved-tp.yaml"
 expect 1 "cannot open" -- migrate "$tmp/missing.yaml"
-expect 2 "excludes|--in-place" -- migrate --in-place -o "$tmp/x.yaml" "$r1"
+expect 2 "excludes|--in-place" -- migrate --in-place -o "$tmp/x.yaml" "$v1a"
 expect 2 "FILE is required|required" -- migrate
 [ -e "$tmp/x.yaml" ] && { echo "FAIL: migrate wrote despite a usage error"; failures=$((failures + 1)); }
 

@@ -14,7 +14,7 @@
 namespace {
 
 const std::string kSrc = SRT_SOURCE_DIR;
-const std::string kRecipes = kSrc + "/recipes/atom/deepseek-v4/mi355x/";
+const std::string kRecipes = kSrc + "/recipes/dsv4/atom/mi355x-fp4/8k1k/";  // schema 2, InferenceX layout
 
 std::vector<std::string> yaml_files(const std::string& dir) {
   std::vector<std::string> out;
@@ -44,7 +44,7 @@ std::string env_value(const srt::EnvList& env, const std::string& key) {
 }  // namespace
 
 TEST_CASE("the shipped 1P1D recipe loads to the expected model", "[recipe]") {
-  auto r = srt::load_recipe_file(kRecipes + "disagg-1p1d-tp8-8k1k.yaml", with_gpus(8));
+  auto r = srt::load_recipe_file(kRecipes + "disagg-1p1d-tp8.yaml", with_gpus(8));
   CHECK(r.name == "mi355x-atom-dsv4-disagg-1p1d-tp8-8k1k");
   CHECK(r.model.path == "hf:deepseek-ai/DeepSeek-V4-Pro");
   CHECK(r.model.container == "rocm/atom-dev:nightly_202608251555");
@@ -72,18 +72,20 @@ TEST_CASE("the shipped 1P1D recipe loads to the expected model", "[recipe]") {
   CHECK(env_value(r.srun_options, "container-writable").empty());
   CHECK(r.unsupported_keys.empty());
   CHECK(r.source.warnings.empty());
+  // Written in schema 2: a diagnostic on a role's size names the key the file has.
+  CHECK(r.source.written_path("resources.prefill_nodes") == "roles.prefill.nodes");
 }
 
 TEST_CASE("the shipped 2P1D recipe has DP attention and 3 nodes and its own grid", "[recipe]") {
   auto profile = srt::load_profile_file(kSrc + "/etc/srt/cluster.yaml");
-  auto r = srt::load_recipe_file(kRecipes + "disagg-2p1d-dpa-tp8-8k1k.yaml", with_gpus(profile.gpus_per_node));
+  auto r = srt::load_recipe_file(kRecipes + "disagg-2p1d-dpa-tp8.yaml", with_gpus(profile.gpus_per_node));
   CHECK(srt::node_demand(r, profile) == 3);
   CHECK(r.backend.decode_config["enable-dp-attention"] == srt::Json(true));
   CHECK(r.backend.decode_config["max-num-seqs"] == srt::Json(2048));
   CHECK(env_value(r.backend.prefill_environment, "GPU_MAX_HW_QUEUES") == "5");
   CHECK(r.benchmark.command.find("for c in 256 512 768 1024 2048") != std::string::npos);
   CHECK(r.unsupported_keys.empty());
-  auto r1 = srt::load_recipe_file(kRecipes + "disagg-1p1d-tp8-8k1k.yaml", with_gpus(8));
+  auto r1 = srt::load_recipe_file(kRecipes + "disagg-1p1d-tp8.yaml", with_gpus(8));
   CHECK(srt::node_demand(r1, profile) == 2);
 }
 

@@ -94,8 +94,8 @@ TEST_CASE("schema 2: roles and engine become the v1 resources and backend", "[re
 }
 
 TEST_CASE("schema 2: the ATOM recipe makes the same Plan as its v1 original", "[recipe][schema2]") {
-  const srt::Recipe v1 = srt::load_recipe_file(SRT_SOURCE_DIR "/recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml");
-  const srt::Recipe v2 = srt::load_recipe_file(SRT_SOURCE_DIR "/tests/fixtures/recipes/v2/atom-disagg-1p1d-tp8-8k1k.yaml");
+  const srt::Recipe v1 = srt::load_recipe_file(SRT_SOURCE_DIR "/tests/fixtures/recipes/v1/atom-disagg-1p1d-tp8-8k1k.yaml");
+  const srt::Recipe v2 = srt::load_recipe_file(SRT_SOURCE_DIR "/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
   CHECK(v2.unsupported_keys.empty());
   const srt::Profile profile = srt::default_profile();
   CHECK(srt::node_demand(v2, profile) == 2);

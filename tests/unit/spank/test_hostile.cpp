@@ -19,7 +19,7 @@ struct Submitted {
   std::vector<std::string> plugstack{"profile=" + profile};
   std::string snapshot;
   Submitted() {
-    const std::string recipe = source_path("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+    const std::string recipe = source_path("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
     fake::reset(S_CTX_ALLOCATOR);
     REQUIRE(call_impl("init_post_opt", {recipe.c_str(), nullptr, plugstack}) == 0);
     snapshot = fake::process().job_control.at(SRT_SNAPSHOT_NAME);

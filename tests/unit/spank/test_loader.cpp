@@ -156,8 +156,8 @@ class Loader {
   void* handle_ = nullptr;
 };
 
-const std::string kRecipe = source_path("recipes/lab/disagg-1p1d-tp8-lab.yaml");
-const std::string kOther = source_path("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+const std::string kRecipe = source_path("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
+const std::string kOther = source_path("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
 
 }  // namespace
 

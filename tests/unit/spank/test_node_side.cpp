@@ -85,7 +85,7 @@ void require_env_is(const srt::StepEnvironment& want) {
 }  // namespace
 
 TEST_CASE("user_init on each node of a 3-node job sets exactly the Plan's job environment", "[spank][node]") {
-  Job job("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
   // Larger than the first spank_getenv buffer (4 KiB): the ESPANK_NOSPACE re-read is exercised.
   REQUIRE(job.snapshot.size() > 4096);
   const srt::Plan plan = job.plan(3);
@@ -110,7 +110,7 @@ TEST_CASE("user_init on each node of a 3-node job sets exactly the Plan's job en
 }
 
 TEST_CASE("a one-node step finds its node through SLURM_STEP_NODELIST, the batch step through the job's", "[spank][node]") {
-  Job job("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
   const srt::Plan plan = job.plan(3);
 
   become_stepd(job.snapshot, 3, 5, 0);  // srun -N1 -w lab-n3
@@ -135,7 +135,7 @@ TEST_CASE("a one-node step finds its node through SLURM_STEP_NODELIST, the batch
 }
 
 TEST_CASE("a worker step gets the worker's environment and binding from the node's topology", "[spank][node]") {
-  Job job("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
   const srt::Plan plan = job.plan(3);
   for (const char* step : {"prefill:0", "prefill:1", "decode:0"}) {
     INFO(step);
@@ -183,7 +183,7 @@ TEST_CASE("a worker step gets the worker's environment and binding from the node
 }
 
 TEST_CASE("a worker step on the wrong node or an unknown worker fails the job in task_init", "[spank][node]") {
-  Job job("recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml");
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
   const srt::Plan plan = job.plan(3);
   const srt::Process* w = plan.find("decode:0");
   REQUIRE(w != nullptr);
@@ -209,7 +209,7 @@ TEST_CASE("a worker step on the wrong node or an unknown worker fails the job in
 }
 
 TEST_CASE("a node whose profile differs from the submit host's fails the job with both digests", "[spank][node]") {
-  Job job("recipes/lab/disagg-1p1d-tp8-lab.yaml");
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
   TempDir node_dir;
   const std::string node_profile = write_lab_profile(node_dir, "# edited on this node only\n");
   const std::vector<std::string> node_plugstack{"profile=" + node_profile};
@@ -225,7 +225,7 @@ TEST_CASE("a node whose profile differs from the submit host's fails the job wit
 }
 
 TEST_CASE("an unknown plugstack.conf argument on a node fails the job, not the node", "[spank][node]") {
-  Job job("recipes/lab/disagg-1p1d-tp8-lab.yaml");
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
   const std::vector<std::string> typo{"profile=" + job.profile_path, "cache-dir=/tmp"};
   become_stepd(job.snapshot, 2, 0, 0);
   REQUIRE(call_impl("user_init", {nullptr, nullptr, typo}) == 0);

@@ -31,10 +31,10 @@ std::string file_bytes(const std::string& path) {
 }
 
 const char* const kRecipes[] = {
-    "recipes/lab/disagg-1p1d-tp8-lab.yaml",
-    "recipes/lab/disagg-2p1d-dpa-tp8-lab.yaml",
-    "recipes/atom/deepseek-v4/mi355x/disagg-1p1d-tp8-8k1k.yaml",
-    "recipes/atom/deepseek-v4/mi355x/disagg-2p1d-dpa-tp8-8k1k.yaml",
+    "recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml",
+    "recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml",
+    "recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml",
+    "recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml",
 };
 
 }  // namespace
