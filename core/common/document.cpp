@@ -252,7 +252,7 @@ std::string index_path(const std::string& parent, std::size_t index) {
 }
 
 Mark Document::mark_of(const std::string& path) const {
-  std::string p = path;
+  std::string p = written_path(path);  // a normalized schema-2 recipe keeps the file's marks only
   while (true) {
     auto it = marks.find(p);
     if (it != marks.end()) return it->second;

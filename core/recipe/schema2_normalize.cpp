@@ -5,13 +5,16 @@
 // writes is aliased to the schema-2 path it came from, so later diagnostics name what the user wrote.
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "extract.hpp"
 
 namespace srt::recipe_detail {
 namespace {
 
-const Json* get(const Json& v, const std::string& key) {
+// J is Json or const Json: the normalizer moves a few values out of the recipe it owns.
+template <typename J>
+J* get(J& v, const std::string& key) {
   if (!v.is_object()) return nullptr;
   auto it = v.find(key);
   return it == v.end() || it->is_null() ? nullptr : &*it;
@@ -48,16 +51,30 @@ std::vector<std::pair<std::string, std::string>> legacy_keys(const Json& root) {
 
 class Normalizer {
  public:
-  Normalizer(const Document& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported)
-      : in_(in), out_(in), current_(current), issues_(issues), unsupported_(unsupported) {}
+  // The recipe is owned (moved in) and only read, except that to_backend moves each role's env
+  // and args into place instead of copying them: a recipe's bulk is there, and a schema-2 recipe
+  // must cost no more to load than its v1 spelling (issue 20). The output starts as the input
+  // without the four schema-2 sections, which are read from in_ and written as v1 keys.
+  Normalizer(Document&& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported)
+      : in_(std::move(in)), current_(current), issues_(issues), unsupported_(unsupported) {
+    out_.file = in_.file;  // marks: moved over once the last diagnostic on in_ is made (run())
+    out_.warnings = in_.warnings;
+    out_.overrides = in_.overrides;
+    if (!in_.root.is_object()) {
+      out_.root = in_.root;
+      return;
+    }
+    out_.root = Json::object();
+    for (auto it = in_.root.begin(); it != in_.root.end(); ++it)
+      if (it.key() != "schema" && it.key() != "engine" && it.key() != "roles" && it.key() != "services")
+        out_.root[it.key()] = it.value();
+  }
 
   Document run() {
-    Json& root = out_.root;
     if (current_)
       for (const auto& [path, v2] : legacy_keys(in_.root))
         error(path, "is a v1 key; --current-schema refuses it (srtctl's require_current_schema)",
               "write " + v2 + " instead (srtctl migrate rewrites it)");
-    for (const char* k : {"schema", "engine", "roles", "services"}) root.erase(k);
     engine();
     roles();
     placement("frontend", {"orchestrator_placement", "dedicated_node"}, "dedicated_node");
@@ -68,7 +85,10 @@ class Normalizer {
     if (const Json* infra = get(in_.root, "infra"); infra && get(*infra, "placement"))
       error("infra.placement", "is not a thing in srt-slurm 2.x (srtctl 2.0 core/placement.py)",
             "place etcd and NATS as services: [{name: etcd, type: etcd, placement: {node: dedicated}}, {name: nats, type: nats, ...}]");
-    if (root.contains("infra") && root["infra"].is_object()) root["infra"].erase("placement");
+    if (out_.root.contains("infra") && out_.root["infra"].is_object()) out_.root["infra"].erase("placement");
+    // The marks are the file's (schema-2 paths); a v1 path finds its mark through out_.aliases
+    // (Document::mark_of). From here on diagnostics are made on out_.
+    out_.marks = std::move(in_.marks);
     check_backend();
     return std::move(out_);
   }
@@ -79,14 +99,8 @@ class Normalizer {
     issues_.error(in_.at(path, std::move(message), std::move(hint)));
   }
 
-  // v1 path <- schema-2 path: diagnostics on it name the schema-2 path; its marks are the v2 node's.
-  void alias(const std::string& v1, const std::string& v2) {
-    out_.aliases[v1] = v2;
-    for (auto it = in_.marks.lower_bound(v2); it != in_.marks.end() && it->first.compare(0, v2.size(), v2) == 0; ++it) {
-      const std::string rest = it->first.substr(v2.size());
-      if (rest.empty() || rest[0] == '.' || rest[0] == '[') out_.marks[v1 + rest] = it->second;
-    }
-  }
+  // v1 path <- schema-2 path: diagnostics on it (and its mark) are the schema-2 path's.
+  void alias(const std::string& v1, const std::string& v2) { out_.aliases[v1] = v2; }
 
   Json& slot(const std::string& section) {
     Json& s = out_.root[section];
@@ -123,7 +137,7 @@ class Normalizer {
   }
 
   void roles() {
-    const Json* roles = get(in_.root, "roles");
+    Json* roles = get(in_.root, "roles");
     if (!roles || !roles->is_object()) return;
     for (const auto& [path, v2] : legacy_keys(in_.root))
       if (path.rfind("resources.", 0) == 0 && path.find("_critical") == std::string::npos)
@@ -139,7 +153,7 @@ class Normalizer {
     std::string sidecar_path;
     bool colocate = false;
     for (const std::string role : {"prefill", "decode", "agg"}) {
-      const Json* r = get(*roles, role);
+      Json* r = get(*roles, role);
       if (!r || !r->is_object()) continue;
       const std::string p = "roles." + role, mode = mode_of(role);
       const std::string nodes_key = role + "_nodes", workers_key = role + "_workers", gpus_key = "gpus_per_" + role;
@@ -194,8 +208,10 @@ class Normalizer {
     }
     if (sidecar) slot("dynamo")["sidecar"] = *sidecar;
     if (colocate) {
-      const Json* pg = get(*roles, "prefill") ? get((*roles)["prefill"], "gpus") : nullptr;
-      const Json* dg = get((*roles)["decode"], "gpus");
+      const Json* prefill = get(std::as_const(*roles), "prefill");
+      const Json* pg = prefill ? get(*prefill, "gpus") : nullptr;
+      const Json* decode = get(std::as_const(*roles), "decode");
+      const Json* dg = decode ? get(*decode, "gpus") : nullptr;
       if (!pg || !dg)
         error("roles.decode.nodes", "colocate needs gpus on both roles.prefill and roles.decode",
               "set roles.prefill.gpus and roles.decode.gpus (srtctl 2.0 core/roles.py)");
@@ -203,8 +219,9 @@ class Normalizer {
   }
 
   // roles.<role>.<key> -> backend.<v1 path> ("sglang_config.prefill" is nested).
-  void to_backend(const Json& role, const std::string& p, const std::string& key, const std::string& v1, const Json* legacy) {
-    const Json* v = get(role, key);
+  void to_backend(Json& role, const std::string& p, const std::string& key, const std::string& v1, const Json* legacy) {
+    // `role` is in in_, which this class owns: the value is moved out (nothing reads it again).
+    Json* v = get(role, key);
     if (!v) return;
     const std::size_t dot = v1.find('.');
     const std::string head = v1.substr(0, dot);
@@ -213,10 +230,10 @@ class Normalizer {
                    "keep " + p + "." + key + " only");
     Json& b = slot("backend");
     if (dot == std::string::npos) {
-      b[head] = *v;
+      b[head] = std::move(*v);
     } else {
       if (!b[head].is_object()) b[head] = Json::object();
-      b[head][v1.substr(dot + 1)] = *v;
+      b[head][v1.substr(dot + 1)] = std::move(*v);
     }
     alias("backend." + v1, p + "." + key);
   }
@@ -343,7 +360,7 @@ class Normalizer {
     for (auto& u : found) unsupported_.push_back(std::move(u));
   }
 
-  const Document& in_;
+  Document in_;
   Document out_;
   bool current_;
   schema::Issues& issues_;
@@ -374,8 +391,8 @@ int detect_layout(const Document& doc, schema::Issues& issues, bool current_sche
   return layout;
 }
 
-Document normalize_v2(const Document& doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported) {
-  return Normalizer(doc, current_schema, issues, unsupported).run();
+Document normalize_v2(Document doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported) {
+  return Normalizer(std::move(doc), current_schema, issues, unsupported).run();
 }
 
 }  // namespace srt::recipe_detail

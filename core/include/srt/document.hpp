@@ -36,7 +36,7 @@ struct Document {
   // `path` in the user's spelling: the alias of its longest aliased prefix, else `path`.
   std::string written_path(const std::string& path) const;
 
-  // The mark of `path`, or of its nearest ancestor that has one.
+  // The mark of `path` (in the user's spelling), or of its nearest ancestor that has one.
   Mark mark_of(const std::string& path) const;
   Diagnostic at(const std::string& path, std::string message, std::string hint = {}) const;
   // The override that set `path` or an ancestor of it, or "".
