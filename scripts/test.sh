@@ -188,6 +188,20 @@ while read -r _ f t; do
 done < <(sed -nE 's/^[0-9]+% tests passed, ([0-9]+) tests? failed out of ([0-9]+).*/x \1 \2/p' "$ctest_log")
 [ "$failed" -ne 0 ] && [ "$fails" -eq 0 ] && fails=1  # a phase failed outside ctest (deps, build)
 echo "tests: $passed passed, $fails failed"
+# The tests that read ../shared/reference (the InferenceX corpus, the real programs' CLI specs):
+# they skip when it is absent, so say whether each one ran (its first run, the main build's).
+ref_line="reference tests (../shared/reference):"
+for t in recipe_corpus_v2 recipe_corpus_variants standins.cli_specs; do
+  r=$(sed -nE "s/^ *([0-9]+\/[0-9]+ )?Test +#[0-9]+: $t \.+ *(\*\*\*)?([A-Za-z]+).*/\3/p" "$ctest_log" | sed -n 1p)
+  case "$r" in
+    Passed) r="ran, passed" ;;
+    Skipped) r="skipped (no ../shared/reference)" ;;
+    "") r="not run" ;;
+    *) r="ran, $r" ;;
+  esac
+  ref_line+=" $t $r;"
+done
+echo "${ref_line%;}"
 if [ "$failed" -ne 0 ]; then
   bad=()
   for i in "${!phase_names[@]}"; do [ "${phase_rcs[$i]}" -ne 0 ] && bad+=("${phase_names[$i]}"); done

@@ -435,7 +435,8 @@ def build_parser():
     hf.add_argument("--hf-subset", type=str, default=None)
     hf.add_argument("--hf-split", type=str, default=None)
     hf.add_argument("--hf-output-len", type=int, default=None)
-    a("--tokenizer-mode", type=str, default="auto", choices=["auto", "slow", "mistral", "custom"])
+    a("--tokenizer-mode", type=str, default="auto", choices=["auto", "slow", "mistral", "custom",
+                                                          "deepseek_v4"])
     a("--served-model-name", type=str, default=None)
     a("--lora-modules", nargs="+", default=None)
     a("--num-warmups", type=int, default=0)

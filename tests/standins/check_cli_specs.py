@@ -1,0 +1,389 @@
+#!/usr/bin/python3
+"""Every argv the Plan gives ATOM, AToMesh and benchmark_serving.py, checked against the real
+programs' command lines (issue 22, item 4), and the stand-ins' parsers checked against the same.
+
+The specs are ../shared/reference/cli/*.json, extracted from the real parsers (outside the project:
+read from there, never copied; exit 77, skipped, when they are absent):
+- ATOM's ``python -m atom.entrypoints.openai_server`` and InferenceX's benchmark_serving.py use
+  argparse. Their spec lists each argument as the real code adds it (the option strings it
+  accepts, action, type, nargs, choices, const), so this script rebuilds that parser with Python's
+  own argparse and lets argparse decide: its rules are the real program's rules (abbreviations,
+  arity, types, choices), not a re-implementation of them.
+- AToMesh ``launch`` uses clap (Rust). Its spec gives each option's kind (flag, one value, several
+  values, one value per repeat), value type, choices and requires; the checker applies clap's
+  rules (a repeated single option is an error, ``-1`` is read as a flag and not as a value, a
+  flag takes no value, no positional arguments) after pulling out ``--prefill URL [PORT|none]``
+  as AToMesh's cliargs.rs does before clap sees argv.
+
+The argvs come from ``srt-helper plan --json`` of every shipped recipe and every plannable good
+fixture, on as many nodes as ``srt-helper nodes`` says. The benchmark's argv is what its shell
+script really runs: the script runs under bubblewrap with /results, /logs and /infmax-workspace
+as empty tmpfs and a ``python3`` first on PATH that records its arguments and exits 0.
+
+usage: check_cli_specs.py SRT_HELPER SRC_DIR [REFERENCE_DIR]
+"""
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ATOM_PROGRAM = ["python3", "-m", "atom.entrypoints.openai_server"]
+BENCHMARK_SCRIPT = "benchmark_serving.py"
+SKIPPED = 77
+
+
+class SpecError(Exception):
+    pass
+
+
+class SpecParser(argparse.ArgumentParser):
+    """argparse as the real program configures it, raising instead of exiting."""
+
+    def error(self, message):
+        raise SpecError(message)
+
+    def exit(self, status=0, message=None):
+        raise SpecError(message or f"exit {status}")
+
+
+def python_type(spec):
+    if not isinstance(spec, dict):
+        return None
+    if "__type__" in spec:
+        return {"int": int, "str": str, "float": float}[spec["__type__"]]
+    if spec.get("__attr__") == "json.loads":
+        return json.loads
+    raise ValueError(f"unknown type in spec: {spec}")
+
+
+def action_of(spec):
+    if isinstance(spec, dict) and spec.get("__attr__") == "argparse.BooleanOptionalAction":
+        return argparse.BooleanOptionalAction
+    return spec
+
+
+def argparse_from_spec(spec):
+    parser = SpecParser(prog=spec.get("program", "program"), add_help=True,
+                        allow_abbrev=bool(spec.get("allow_abbrev", True)))
+    for arg in spec["arguments"]:
+        kwargs = {}
+        for key, value in arg.get("kwargs", {}).items():
+            if key == "type":
+                kwargs["type"] = python_type(value)
+            elif key == "action":
+                kwargs["action"] = action_of(value)
+            elif key in ("nargs", "choices", "default", "const"):
+                kwargs[key] = value
+        names = arg["accepted"]
+        if kwargs.get("action") is argparse.BooleanOptionalAction:
+            names = [n for n in names if not n.startswith("--no-")]  # the action adds those
+        parser.add_argument(*names, **kwargs)
+    return parser
+
+
+# --- clap (AToMesh launch) -------------------------------------------------------------------
+
+def clap_value_ok(value_type, value):
+    unsigned = {"u16": 65535, "u32": 2**32 - 1, "u64": 2**64 - 1, "usize": 2**64 - 1}
+    try:
+        if value_type in unsigned:
+            return value.isdigit() and int(value) <= unsigned[value_type]
+        if value_type == "i32":
+            return -2**31 <= int(value) < 2**31
+        if value_type in ("f32", "f64"):
+            float(value)
+            return True
+    except ValueError:
+        return False
+    return True  # String, PathBuf, Backend (choices are checked apart)
+
+
+def is_flag_token(token):
+    # clap treats anything starting with '-' as an option, numbers included ("-1").
+    return token.startswith("-") and token != "-"
+
+
+def check_clap(spec, argv):
+    """The problems clap would report for `atomesh launch ARGV` (empty when it parses)."""
+    by_name = {}
+    for opt in spec:
+        for name in [opt["long"]] + opt.get("aliases", []):
+            by_name[name] = opt
+    problems, seen, i = [], {}, 0
+    rest = []
+    while i < len(argv):  # cliargs.rs: --prefill URL [PORT|none], taken out before clap
+        if argv[i] == "--prefill":
+            if i + 1 >= len(argv) or is_flag_token(argv[i + 1]):
+                problems.append("--prefill needs a URL")
+                i += 1
+                continue
+            i += 2
+            if i < len(argv) and not argv[i].startswith("--") and (argv[i].isdigit() or argv[i].lower() == "none"):
+                i += 1
+            continue
+        rest.append(argv[i])
+        i += 1
+    i = 0
+    while i < len(rest):
+        token = rest[i]
+        if not is_flag_token(token):
+            problems.append(f"unexpected argument '{token}' (launch takes no positional arguments)")
+            i += 1
+            continue
+        name, _, inline = token.partition("=")
+        opt = by_name.get(name)
+        if opt is None:
+            problems.append(f"unexpected argument '{name}' (no such option in AToMesh's launch)")
+            i += 1
+            continue
+        field = opt["field"]
+        if field in seen and opt["kind"] in ("one", "flag", "multi"):
+            problems.append(f"the argument '{opt['long']}' cannot be used multiple times")
+        seen[field] = True
+        i += 1
+        values = []
+        if opt["kind"] == "flag":
+            if inline:
+                problems.append(f"unexpected value '{inline}' for '{opt['long']}' (a flag takes none)")
+            continue
+        if inline:
+            values.append(inline)
+        elif opt["kind"] == "multi":
+            while i < len(rest) and not is_flag_token(rest[i]):
+                values.append(rest[i])
+                i += 1
+        elif i < len(rest) and not is_flag_token(rest[i]):
+            values.append(rest[i])
+            i += 1
+        if not values:
+            problems.append(f"a value is required for '{opt['long']}' but none was supplied")
+        for v in values:
+            if opt.get("choices") and v not in opt["choices"]:
+                problems.append(f"invalid value '{v}' for '{opt['long']}' [possible values: {', '.join(opt['choices'])}]")
+            elif not clap_value_ok(opt["value_type"], v):
+                problems.append(f"invalid value '{v}' for '{opt['long']}': not a {opt['value_type']}")
+    for opt in spec:
+        if opt["field"] in seen:
+            for need in opt.get("requires", []):
+                if need not in seen:
+                    problems.append(f"'{opt['long']}' requires the option of field {need}")
+    return problems
+
+
+# --- the argvs the Plan gives ------------------------------------------------------------------
+
+def plans(helper, src):
+    """(recipe, plan JSON) for every shipped recipe and every plannable good fixture."""
+    profile = os.path.join(src, "etc/srt/cluster.yaml")
+    files = sorted(glob.glob(os.path.join(src, "recipes/**/*.yaml"), recursive=True))
+    fixtures = sorted(glob.glob(os.path.join(src, "tests/fixtures/recipes/good/*.yaml")))
+    out, unplannable = [], []
+    for path in files + fixtures:
+        nodes = subprocess.run([helper, "nodes", "--profile", profile, path], capture_output=True, text=True)
+        count = nodes.stdout.strip().splitlines()[-1] if nodes.returncode == 0 and nodes.stdout.strip() else ""
+        if not count.isdigit():
+            if path in files:
+                raise SystemExit(f"FAIL: srt-helper nodes {path}: {nodes.stderr.strip()}")
+            unplannable.append((path, "nodes: " + (nodes.stderr.strip().splitlines() or ["?"])[0]))
+            continue
+        nodelist = f"n[1-{count}]" if int(count) > 1 else "n1"
+        run = subprocess.run([helper, "plan", "--profile", profile, "--json", "--nodelist", nodelist, path],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            if path in files:
+                raise SystemExit(f"FAIL: srt-helper plan {path}: {run.stderr.strip()}")
+            unplannable.append((path, (run.stderr.strip().splitlines() or ["?"])[0]))
+            continue
+        out.append((path, json.loads(run.stdout)))
+    return out, unplannable
+
+
+def benchmark_invocations(process, plan, work):
+    """The argv of every python3 the benchmark's script runs, the script run for real in a
+    bubblewrap sandbox (the host's / read-only, /results /logs /infmax-workspace empty)."""
+    shim_dir = os.path.join(work, "shim")
+    os.makedirs(shim_dir, exist_ok=True)
+    shim = os.path.join(shim_dir, "python3")
+    with open(shim, "w") as f:
+        f.write("#!/usr/bin/python3\nimport json, os, sys\n"
+                "with open(os.environ['SRT_ARGV_LOG'], 'a') as log:\n"
+                "    log.write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    os.chmod(shim, 0o755)
+    log = os.path.join(work, "argv.jsonl")
+    open(log, "w").close()
+    env = {"PATH": shim_dir + ":/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp", "SLURM_JOB_ID": "4242",
+           "SRT_ARGV_LOG": log}
+    env.update(plan.get("job_env", {}))
+    env.update(process.get("env", {}))
+    env["PATH"] = shim_dir + ":/usr/sbin:/usr/bin:/sbin:/bin"
+    argv = list(process["argv"])
+    if argv[:2] == ["bash", "-lc"]:
+        argv[:2] = ["bash", "-c"]  # a login shell would read the host's profile and reset PATH
+    # A tmpfs root with the host's top-level entries bound read-only, as the lab's bwrap runtime
+    # builds it: the container paths can then be made without touching the host's /.
+    command = ["bwrap", "--tmpfs", "/"]
+    for entry in sorted(os.listdir("/")):
+        path = "/" + entry
+        if entry in ("dev", "proc", "tmp", "results", "logs", "infmax-workspace"):
+            continue
+        if os.path.islink(path):
+            command += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            command += ["--ro-bind", path, path]
+    command += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/results", "--tmpfs", "/logs",
+                "--tmpfs", "/infmax-workspace", "--bind", work, work, "--die-with-parent", "--"] + argv
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    if run.returncode != 0:
+        raise SpecError(f"the benchmark script failed under the recording python3 (exit {run.returncode}): "
+                        f"{run.stderr.strip()[-400:]}")
+    with open(log) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+# --- the stand-ins' parsers against the specs --------------------------------------------------
+
+def argparse_shape(action):
+    kind = type(action).__name__
+    return {
+        "action": {"_StoreTrueAction": "store_true", "_StoreFalseAction": "store_false",
+                   "BooleanOptionalAction": "boolean_optional", "_AppendAction": "append",
+                   "_StoreConstAction": "store_const"}.get(kind, "store"),
+        "nargs": action.nargs if kind not in ("_StoreTrueAction", "_StoreFalseAction", "BooleanOptionalAction",
+                                             "_StoreConstAction") else None,
+        "type": getattr(action.type, "__name__", None) if action.type is not None else None,
+        "choices": list(action.choices) if action.choices is not None else None,
+        "const": action.const if kind not in ("_StoreTrueAction", "_StoreFalseAction") else None,
+    }
+
+
+def compare_argparse(name, real, standin):
+    """Differences between the parser rebuilt from the spec and the stand-in's."""
+    problems = []
+    standin_by_option = {o: a for a in standin._actions for o in a.option_strings}
+    real_options = set()
+    for action in real._actions:
+        if not action.option_strings or "-h" in action.option_strings:
+            continue
+        real_options.update(action.option_strings)
+        mine = {standin_by_option.get(o) for o in action.option_strings}
+        if None in mine:
+            missing = [o for o in action.option_strings if o not in standin_by_option]
+            problems.append(f"{name}: the stand-in lacks {', '.join(missing)}")
+            continue
+        if len(mine) != 1:
+            problems.append(f"{name}: the stand-in splits {', '.join(action.option_strings)} over several options")
+            continue
+        want, got = argparse_shape(action), argparse_shape(mine.pop())
+        for key in want:
+            if want[key] != got[key] and not (key == "type" and {want[key], got[key]} <= {None, "str"}):
+                problems.append(f"{name} {action.option_strings[0]}: {key} is {got[key]!r} in the stand-in, "
+                                f"{want[key]!r} in the real parser")
+    for option in sorted(set(standin_by_option) - real_options - {"-h", "--help"}):
+        problems.append(f"{name}: the stand-in accepts {option}, the real program does not")
+    return problems
+
+
+def compare_clap(spec, standin):
+    problems = []
+    by_option = {o: a for a in standin._actions for o in a.option_strings}
+    kinds = {"_StoreTrueAction": "flag", "_StoreConstAction": "flag", "_AppendAction": "append1"}
+    types = {"u16": "int", "u32": "int", "u64": "int", "usize": "int", "i32": "int", "f32": "float", "f64": "float"}
+    known = {"-h", "--help", "-V", "--version"}
+    for opt in spec:
+        for name in [opt["long"]] + opt.get("aliases", []):
+            known.add(name)
+            action = by_option.get(name)
+            if action is None:
+                problems.append(f"atomesh: the stand-in lacks {name}")
+                continue
+            kind = kinds.get(type(action).__name__, "multi" if action.nargs in ("+", "*") else "one")
+            if kind != opt["kind"]:
+                problems.append(f"atomesh {name}: {kind} in the stand-in, {opt['kind']} in clap")
+            if opt.get("choices") and list(action.choices or []) != opt["choices"]:
+                problems.append(f"atomesh {name}: choices {list(action.choices or [])} in the stand-in, {opt['choices']} in clap")
+            want_type = types.get(opt["value_type"])
+            got_type = getattr(action.type, "__name__", None) if action.type else None
+            if kind != "flag" and want_type and got_type != want_type:
+                problems.append(f"atomesh {name}: type {got_type} in the stand-in, {opt['value_type']} in clap")
+    for option in sorted(set(by_option) - known):
+        problems.append(f"atomesh: the stand-in accepts {option}, clap does not")
+    return problems
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    helper, src = argv[1], argv[2]
+    reference = argv[3] if len(argv) > 3 else os.path.join(src, "..", "shared", "reference")
+    cli = os.path.join(reference, "cli")
+    names = ["atom-openai-server.json", "atomesh-launch.json", "benchmark-serving.json"]
+    if not all(os.path.isfile(os.path.join(cli, n)) for n in names):
+        print(f"skipped: the real programs' CLI specs are not at {cli} (../shared/reference/cli)")
+        return SKIPPED
+    if not shutil.which("bwrap"):
+        print("FAIL: bwrap (bubblewrap) is missing: scripts/install-deps.sh installs it")
+        return 1
+    specs = {n: json.load(open(os.path.join(cli, n))) for n in names}
+    atom = argparse_from_spec(specs["atom-openai-server.json"])
+    bench = argparse_from_spec(specs["benchmark-serving.json"])
+    clap = specs["atomesh-launch.json"]
+    failures = []
+    checked = {"atom": 0, "atomesh": 0, "benchmark_serving.py": 0}
+
+    sys.path.insert(0, os.path.join(src, "tests", "standins"))
+    import atom_cli  # noqa: E402  (the stand-ins, from the source tree)
+    import atomesh
+    import benchmark_serving
+    failures += compare_argparse("atom", atom, atom_cli.build_parser())
+    failures += compare_argparse("benchmark_serving.py", bench, benchmark_serving.build_parser())
+    failures += compare_clap(clap, atomesh.build_parser())
+
+    recipes, unplannable = plans(helper, src)
+    with tempfile.TemporaryDirectory() as work:
+        for path, plan in recipes:
+            rel = os.path.relpath(path, src)
+            for p in plan["processes"]:
+                where = f"{rel}: {p['name']}"
+                args = p["argv"]
+                try:
+                    if args[:3] == ATOM_PROGRAM:
+                        atom.parse_args(args[3:])
+                        checked["atom"] += 1
+                    elif args[:2] == ["atomesh", "launch"]:
+                        for problem in check_clap(clap, args[2:]):
+                            failures.append(f"{where}: atomesh launch: {problem}")
+                        checked["atomesh"] += 1
+                    elif p["role"] == "benchmark" and BENCHMARK_SCRIPT in " ".join(args):
+                        runs = [r for r in benchmark_invocations(p, plan, work) if r and r[0].endswith(BENCHMARK_SCRIPT)]
+                        if not runs:
+                            failures.append(f"{where}: its script names {BENCHMARK_SCRIPT} but never ran it")
+                        for r in runs:
+                            try:
+                                bench.parse_args(r[1:])
+                            except SpecError as e:
+                                failures.append(f"{where}: {BENCHMARK_SCRIPT}: {e}")
+                            checked["benchmark_serving.py"] += 1
+                except SpecError as e:
+                    program = "atom" if args[:3] == ATOM_PROGRAM else p["role"]
+                    failures.append(f"{where}: {program}: {e}")
+    for path, why in unplannable:
+        print(f"not plannable here (no argv to check): {os.path.relpath(path, src)}: {why}")
+    for f in failures:
+        print("FAIL " + f)
+    print(f"cli specs: {len(recipes)} recipes planned; argvs checked: {checked['atom']} ATOM, "
+          f"{checked['atomesh']} AToMesh, {checked['benchmark_serving.py']} benchmark_serving.py; "
+          f"stand-in parsers compared with all three specs; {len(failures)} problem(s)")
+    if min(checked.values()) == 0:
+        print("FAIL: some program had no argv to check: the recipes no longer exercise it")
+        return 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
