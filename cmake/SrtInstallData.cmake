@@ -6,7 +6,8 @@
 # must be built with the directory it installs into.
 set(SRT_PLUGSTACK_DIR "${CMAKE_INSTALL_FULL_SYSCONFDIR}/slurm/plugstack.conf.d" CACHE PATH
   "Where srt.conf is installed (plugstack.conf must include it)")
-set(SRT_RECIPE_DIR "${CMAKE_INSTALL_DATADIR}/srt/recipes" CACHE PATH "Where the shipped recipes are installed")
+# SRT_RECIPE_DIR (where the shipped recipes go) is set in the top-level CMakeLists.txt: srt-helper
+# doctor names the smoke recipe by its installed path.
 
 # The drop-in in the source tree is written for the RPM layout; other layouts get their paths.
 # srt_plugstack_conf(OUTPUT PLUGIN_DIR): that drop-in for a plugin installed in PLUGIN_DIR

@@ -39,6 +39,13 @@ void run_doctor(const DoctorArgs& args) {
     }
     check_ports(report, profile, args.procfs);
   }
+  // A node that passes is ready for a first job: the smoke recipe proves the whole chain
+  // (containers, ports, Mooncake, router, benchmark, results) in minutes, where a DeepSeek-V4
+  // recipe first spends an hour loading its model (issue 22, item 7).
+  if (!report.failed())
+    report.ok("first-job", "run the smoke recipe before the DeepSeek-V4 ones (Qwen3-0.6B, same image, ports, Mooncake and "
+                           "router wiring; minutes instead of an hour of model loading): sbatch -N2 --srt-recipe=" SRT_RECIPE_DIR
+                           "/qwen3/atom/mi355x-bf16/smoke/disagg-1p1d-tp8.yaml srt-job");
 
   if (args.json)
     std::printf("%s\n", report.to_json().dump(2).c_str());

@@ -30,6 +30,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
   set(_launch_tests
     "1p1d|test-launch-run.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
     "2p1d|test-launch-run.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
+    "smoke-1p1d|test-launch-run.sh|recipes/lab/qwen3/atom/mi355x-bf16/smoke/disagg-1p1d-tp8.yaml"
+    "smoke-2p1d|test-launch-run.sh|recipes/lab/qwen3/atom/mi355x-bf16/smoke/disagg-2p1d-tp8.yaml"
     "curve|test-launch-curve.sh|"
     "kv-offset|test-launch-kv.sh|offset"
     "kv-relay|test-launch-kv.sh|relay"
@@ -55,8 +57,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     list(APPEND _launch_names cluster.launch.${name})
   endforeach()
   set_tests_properties(${_launch_names} PROPERTIES LABELS cluster)
-  set_tests_properties(cluster.launch.1p1d cluster.launch.2p1d cluster.launch.kv-offset cluster.launch.kv-relay
-                       PROPERTIES TIMEOUT 600)
+  set_tests_properties(cluster.launch.1p1d cluster.launch.2p1d cluster.launch.smoke-1p1d cluster.launch.smoke-2p1d
+                       cluster.launch.kv-offset cluster.launch.kv-relay PROPERTIES TIMEOUT 600)
   set_tests_properties(cluster.launch.curve PROPERTIES TIMEOUT 900)
   set_tests_properties(cluster.launch.run-killed-worker cluster.launch.run-killed-router PROPERTIES TIMEOUT 300)
 endif()

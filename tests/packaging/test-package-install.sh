@@ -96,9 +96,12 @@ if ! srun -N1 -w "$node" "$helper" doctor --profile "$profile" --xml "$fixture" 
   lab_fail "srt-helper doctor failed on $node"
 fi
 cat "$doctor_out"
-for check in plugstack plugin implementation profile topology ports; do
+for check in plugstack plugin implementation profile topology ports first-job; do
   grep -qE "^ok +$check " "$doctor_out" || lab_fail "doctor's $check check is not ok"
 done
+# A passing node is told to run the smoke recipe first, by the path the package installed it at.
+smoke=$(sed -nE 's/^ok +first-job .*--srt-recipe=([^ ]+) srt-job$/\1/p' "$doctor_out")
+[[ -n "$smoke" && -f "$root$smoke" ]] || lab_fail "doctor's first-job line does not name an installed smoke recipe (got '$smoke')"
 srun -N1 -w "$node" "$helper" doctor --json --profile "$profile" --xml "$fixture" |
   /usr/bin/python3 -c 'import json, sys; r = json.load(sys.stdin); assert r["ok"] and len(r["checks"]) >= 8, r' ||
   lab_fail "doctor --json is not a passing report"

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <tuple>
 
 #include "srt/plan.hpp"
 #include "srt/profile.hpp"
@@ -87,6 +88,62 @@ TEST_CASE("the shipped 2P1D recipe has DP attention and 3 nodes and its own grid
   CHECK(r.unsupported_keys.empty());
   auto r1 = srt::load_recipe_file(kRecipes + "disagg-1p1d-tp8.yaml", with_gpus(8));
   CHECK(srt::node_demand(r1, profile) == 2);
+}
+
+// Issue 22 item 7: the smoke recipes exist to prove, in minutes, the same chain the DSV4 recipes
+// use: same image, processes on the same nodes with the same GPUs, the same ports and Mooncake
+// wiring, the same router wiring. Only the model, its flags and (2P1D) DP attention differ.
+TEST_CASE("the smoke recipes run the DSV4 recipes' processes, GPUs, ports and wiring", "[recipe]") {
+  const srt::Profile profile = srt::load_profile_file(kSrc + "/etc/srt/cluster.yaml");
+  const std::string smoke = kSrc + "/recipes/qwen3/atom/mi355x-bf16/smoke/";
+  for (const auto& [small, big, dp_attention] : std::vector<std::tuple<std::string, std::string, bool>>{
+           {"disagg-1p1d-tp8.yaml", "disagg-1p1d-tp8.yaml", false}, {"disagg-2p1d-tp8.yaml", "disagg-2p1d-dpa-tp8.yaml", true}}) {
+    INFO(small);
+    const srt::Recipe s = srt::load_recipe_file(smoke + small, with_gpus(profile.gpus_per_node));
+    const srt::Recipe d = srt::load_recipe_file(kRecipes + big, with_gpus(profile.gpus_per_node));
+    CHECK(s.model.path == "hf:Qwen/Qwen3-0.6B");
+    CHECK(s.model.container == d.model.container);
+    CHECK(s.identity.frameworks == d.identity.frameworks);
+    CHECK(s.backend.prefill_config.contains("enable-dp-attention") == false);  // dense: no DP attention, no TBO
+    CHECK(s.backend.prefill_config.contains("enable-tbo") == false);
+    const int nodes = srt::node_demand(d, profile);
+    REQUIRE(srt::node_demand(s, profile) == nodes);
+    srt::PlanInputs in;
+    in.job_id = 7;
+    for (int i = 1; i <= nodes; ++i) in.nodes.push_back("mi355x-0" + std::to_string(i));
+    const srt::Plan a = srt::make_plan(s, profile, in), b = srt::make_plan(d, profile, in);
+    REQUIRE(a.processes.size() == b.processes.size());
+    for (std::size_t i = 0; i < a.processes.size(); ++i) {
+      const srt::Process &p = a.processes[i], &q = b.processes[i];
+      INFO(p.name);
+      CHECK(p.name == q.name);
+      CHECK(p.node == q.node);
+      CHECK(p.gpus == q.gpus);
+      CHECK(p.log_file == q.log_file);
+      CHECK(p.readiness.port == q.readiness.port);
+      if (!dp_attention) {
+        CHECK(p.ports == q.ports);
+        if (p.role == "router") CHECK(p.argv == q.argv);
+      } else {
+        // DP attention adds ATOM's DP master and base ports ahead of the handshake block.
+        for (const char* kind : {"http", "engine"})
+          if (q.ports.count(kind)) CHECK(p.ports.at(kind) == q.ports.at(kind));
+        if (q.ports.count("handshake")) CHECK(p.ports.at("handshake").size() == q.ports.at("handshake").size());
+      }
+    }
+    // The router: the same workers, the same backend and port.
+    const srt::Process *ra = a.find("router"), *rb = b.find("router");
+    REQUIRE(ra);
+    REQUIRE(rb);
+    auto urls = [](const srt::Process& r) {
+      std::vector<std::string> out;
+      for (std::size_t i = 0; i + 1 < r.argv.size(); ++i)
+        if (r.argv[i] == "--prefill" || r.argv[i] == "--decode" || r.argv[i] == "--backend" || r.argv[i] == "--port")
+          out.push_back(r.argv[i] + " " + r.argv[i + 1]);
+      return out;
+    };
+    CHECK(urls(*ra) == urls(*rb));
+  }
 }
 
 TEST_CASE("good fixtures load", "[recipe]") {
