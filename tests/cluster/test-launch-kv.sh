@@ -50,7 +50,7 @@ copy="$work/$(basename "$recipe")"
 effective="$copy.kv-events.yaml"
 /usr/bin/python3 -c 'import json,sys,yaml
 r = yaml.safe_load(open(sys.argv[1]))
-r["backend"]["enable_kv_events"] = True
+r.setdefault("backend", {})["enable_kv_events"] = True  # schema 2: beside engine:, as --set writes it
 json.dump(r, open(sys.argv[2], "w"), indent=2)' "$copy" "$effective"
 # kv_submit: `srt-helper submit` as a user runs it; prints sbatch's messages, sets `jid`.
 kv_submit() {

@@ -12,9 +12,10 @@ unset SRT_HELPER  # ctest passes it; the tasks must see only what the plugin set
 work=$(lab_scratch spank-submit)
 cd "$work"
 good="$HERE/../../recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
-sed 's/gpus_per_prefill: 8/gpus_per_prefil: 8/' "$good" > bad.yaml
-grep -q gpus_per_prefil: bad.yaml || lab_fail "could not make the bad recipe"
-line=$(grep -n 'gpus_per_prefil:' bad.yaml | cut -d: -f1)
+# The shipped recipe is schema 2: misspell roles.prefill.gpus (the first "    gpus: 8").
+sed '0,/^    gpus: 8$/s//    gpu: 8/' "$good" > bad.yaml
+grep -q '^    gpu: 8$' bad.yaml || lab_fail "could not make the bad recipe"
+line=$(grep -n '^    gpu: 8$' bad.yaml | cut -d: -f1)
 
 expect_refused() {  # NAME OUTFILE EXPECTED-TEXT COMMAND...
   local name=$1 out=$2 text=$3 rc=0
@@ -30,7 +31,8 @@ where="bad.yaml:$line:"
 expect_refused sbatch sbatch.out "$where" sbatch -N2 --srt-recipe=bad.yaml --wrap true
 expect_refused salloc salloc.out "$where" salloc -N2 --srt-recipe=bad.yaml true
 expect_refused srun srun.out "$where" srun -N2 --srt-recipe=bad.yaml true
-grep -qF "did you mean 'gpus_per_prefill'" sbatch.out || lab_fail "no 'did you mean' hint"
+grep -qF "did you mean 'gpus'" sbatch.out || lab_fail "no 'did you mean' hint"
+grep -qF "roles.prefill.gpu" sbatch.out || lab_fail "the refusal does not name the key path roles.prefill.gpu"
 expect_refused missing missing.out "missing.yaml" sbatch -N2 --srt-recipe=missing.yaml --wrap true
 expect_refused lone-step step.out "--srt-step only works inside a job" srun -N1 --srt-step=prefill:0 true
 expect_refused bad-step badstep.out "is not a worker name" srun -N2 --srt-recipe="$good" --srt-step=router true
