@@ -181,3 +181,17 @@ lab_scratch() {
   mkdir -p "$dir"
   echo "$dir"
 }
+
+# lab_expect_refused NAME OUTFILE TEXT COMMAND...: COMMAND (sbatch, salloc, srun) must be refused
+# at submit time: a non-zero exit within 30 s (not the timeout's 124), TEXT in its output (kept in
+# OUTFILE), and nothing queued.
+lab_expect_refused() {
+  local name=$1 out=$2 text=$3 rc=0
+  shift 3
+  timeout 30 "$@" > "$out" 2>&1 || rc=$?
+  cat "$out"
+  (( rc != 0 && rc != 124 )) || lab_fail "$name: exit $rc, expected a refusal"
+  grep -qF -- "$text" "$out" || lab_fail "$name: message lacks '$text'"
+  [[ -z "$(squeue -h)" ]] || lab_fail "$name: something was queued: $(squeue -h)"
+  echo "ok: $name refused (exit $rc)"
+}

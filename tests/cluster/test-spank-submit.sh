@@ -17,25 +17,15 @@ sed '0,/^    gpus: 8$/s//    gpu: 8/' "$good" > bad.yaml
 grep -q '^    gpu: 8$' bad.yaml || lab_fail "could not make the bad recipe"
 line=$(grep -n '^    gpu: 8$' bad.yaml | cut -d: -f1)
 
-expect_refused() {  # NAME OUTFILE EXPECTED-TEXT COMMAND...
-  local name=$1 out=$2 text=$3 rc=0
-  shift 3
-  timeout 30 "$@" > "$out" 2>&1 || rc=$?
-  cat "$out"
-  (( rc != 0 && rc != 124 )) || lab_fail "$name: exit $rc, expected a refusal"
-  grep -qF -- "$text" "$out" || lab_fail "$name: message lacks '$text'"
-  [[ -z "$(squeue -h)" ]] || lab_fail "$name: something was queued: $(squeue -h)"
-  echo "ok: $name refused (exit $rc)"
-}
 where="bad.yaml:$line:"
-expect_refused sbatch sbatch.out "$where" sbatch -N2 --srt-recipe=bad.yaml --wrap true
-expect_refused salloc salloc.out "$where" salloc -N2 --srt-recipe=bad.yaml true
-expect_refused srun srun.out "$where" srun -N2 --srt-recipe=bad.yaml true
+lab_expect_refused sbatch sbatch.out "$where" sbatch -N2 --srt-recipe=bad.yaml --wrap true
+lab_expect_refused salloc salloc.out "$where" salloc -N2 --srt-recipe=bad.yaml true
+lab_expect_refused srun srun.out "$where" srun -N2 --srt-recipe=bad.yaml true
 grep -qF "did you mean 'gpus'" sbatch.out || lab_fail "no 'did you mean' hint"
 grep -qF "roles.prefill.gpu" sbatch.out || lab_fail "the refusal does not name the key path roles.prefill.gpu"
-expect_refused missing missing.out "missing.yaml" sbatch -N2 --srt-recipe=missing.yaml --wrap true
-expect_refused lone-step step.out "--srt-step only works inside a job" srun -N1 --srt-step=prefill:0 true
-expect_refused bad-step badstep.out "is not a worker name" srun -N2 --srt-recipe="$good" --srt-step=router true
+lab_expect_refused missing missing.out "missing.yaml" sbatch -N2 --srt-recipe=missing.yaml --wrap true
+lab_expect_refused lone-step step.out "--srt-step only works inside a job" srun -N1 --srt-step=prefill:0 true
+lab_expect_refused bad-step badstep.out "is not a worker name" srun -N2 --srt-recipe="$good" --srt-step=router true
 
 echo "--- a job without the option is untouched"
 # The task's parent is its slurmstepd: its maps show which plugin libraries it loaded.

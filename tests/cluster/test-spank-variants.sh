@@ -27,18 +27,8 @@ for i in 0 1 2; do
 done
 echo "ok: --srt-recipe=FILE:override_2p1d ran the variant on 3 nodes"
 
-expect_refused() {  # NAME EXPECTED-TEXT COMMAND...
-  local name=$1 text=$2 rc=0 out
-  shift 2
-  out=$(timeout 30 "$@" 2>&1) || rc=$?
-  echo "$out"
-  (( rc != 0 && rc != 124 )) || lab_fail "$name: exit $rc, expected a refusal"
-  grep -qF -- "$text" <<<"$out" || lab_fail "$name: message lacks '$text'"
-  [[ -z "$(squeue -h)" ]] || lab_fail "$name: something was queued: $(squeue -h)"
-  echo "ok: $name refused (exit $rc)"
-}
-expect_refused bad-selector "override_2p1d" sbatch -N2 --srt-recipe="$variants:override_nope" --wrap true
-expect_refused no-selector "zip_override_scale" sbatch -N2 --srt-recipe="$variants" --wrap true
+lab_expect_refused bad-selector "$work/bad-selector.out" "override_2p1d" sbatch -N2 --srt-recipe="$variants:override_nope" --wrap true
+lab_expect_refused no-selector "$work/no-selector.out" "zip_override_scale" sbatch -N2 --srt-recipe="$variants" --wrap true
 
 # shellcheck disable=SC2016  # expanded by each task
 mapfile -t idx < <(srun -N2 --srt-recipe="$v2" bash -c 'echo $SRT_NODE_INDEX' | sort)

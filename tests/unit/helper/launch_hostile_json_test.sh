@@ -15,33 +15,9 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 mkdir -p "$work/results" "$work/bin"
-profile="$work/cluster.yaml"
-# node_sharing: shared: no slurmctld here to ask whether the job has its nodes to itself.
-cat > "$profile" <<YAML
-cluster: hostile-json-test
-node_sharing: shared
-gpus_per_node: 8
-container_runtime: none
-results_root: $work/results
-node_addresses:
-  node1: 10.0.0.1
-  node2: 10.0.0.2
-YAML
-recipe="$src/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
-nodelist='node[1-2]'
-
-# A batch step's environment, as the plugin attaches it at submit.
-job_env() {
-  local jid=$1 digest snapshot
-  digest=$("$helper" plan "$recipe" --profile "$profile" --nodelist "$nodelist" --job-id "$jid" --json |
-    /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["digest"])')
-  snapshot=$(/usr/bin/python3 -c 'import base64,hashlib,json,sys
-r, p = sys.argv[1], sys.argv[2]
-j = {"v": 1, "recipe_path": r, "recipe": open(r).read(),
-     "profile_digest": hashlib.sha256(open(p, "rb").read()).hexdigest()}
-print(base64.b64encode(json.dumps(j).encode()).decode())' "$recipe" "$profile")
-  echo "SLURM_JOB_ID=$jid" "SLURM_JOB_NODELIST=$nodelist" "SLURM_SPANK_SRT_SNAPSHOT=$snapshot" "SRT_PLAN_DIGEST=$digest"
-}
+# shellcheck source=fake_job.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fake_job.sh"
+fake_job_setup hostile-json-test
 
 # srun, faked: a preflight probe step writes $work/answer.json where its --out says, and ends.
 cat > "$work/bin/srun" <<SH

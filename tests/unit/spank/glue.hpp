@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fake_spank.hpp"
+#include "scratch.hpp"
 
 extern "C" {
 #include "impl_abi.h"
@@ -16,21 +17,10 @@ int srt_impl_callback(const char* callback, spank_t sp, const srt_loader_state* 
 
 namespace srt::glue_test {
 
-std::string source_path(const std::string& relative);  // under the source tree
-
-// A scratch directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  std::string write(const std::string& name, const std::string& text) const;  // returns its path
-
- private:
-  std::string path_;
-};
+using spank_test::capture_stderr;
+using spank_test::CleanEnv;
+using spank_test::source_path;
+using spank_test::TempDir;
 
 // A cluster profile shaped like tests/cluster/lab-profile.sh's, nodes lab-n1.. with fixed
 // addresses 10.77.0.N; `extra` is appended (a different profile has a different digest).
@@ -43,9 +33,6 @@ struct LoaderArgs {
   std::vector<std::string> plugstack;
 };
 int call_impl(const char* callback, const LoaderArgs& args);
-
-// Runs `fn` with fd 2 sent to a file; returns what it wrote (task_init reports on the task's stderr).
-std::string capture_stderr(const std::function<void()>& fn);
 
 // One slurmstepd of a job on nodes lab-n1..lab-n<nodes>, step `step_id` on all of them, this
 // node at `node_id` in the step: the items and job environment Slurm gives the plugin there.

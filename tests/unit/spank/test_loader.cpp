@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "fake_spank.hpp"
+#include "scratch.hpp"
 #include "srt/contract.hpp"
 
 // Not glue.cpp: the implementation comes in as the library the loader dlopens, so this program
@@ -39,26 +40,9 @@ namespace {
 
 std::vector<spank_option> g_registered;  // what the loader registered, copied as Slurm copies it
 
-std::string source_path(const std::string& relative) { return std::string(SRT_SOURCE_DIR) + "/" + relative; }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "srt-loader-test-XXXXXX").string();
-    if (!::mkdtemp(&pattern[0])) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using srt::spank_test::capture_stderr;
+using srt::spank_test::source_path;
+using srt::spank_test::TempDir;
 
 // The lab's profile shape (tests/cluster/lab-profile.sh), enough for the lab recipes.
 std::string write_lab_profile(const TempDir& dir) {
@@ -69,25 +53,6 @@ std::string write_lab_profile(const TempDir& dir) {
                                        "engine_command: [/usr/bin/python3, -m, atom.entrypoints.openai_server]\n"
                                        "router_command: [/usr/bin/atomesh]\n";
   return path;
-}
-
-// Runs `fn` with fd 2 sent to a file; returns what it wrote (task_init reports on the task's stderr).
-std::string capture_stderr(const std::function<void()>& fn) {
-  char path[] = "/tmp/srt-loader-stderr-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) throw std::runtime_error("mkstemp failed");
-  std::fflush(stderr);
-  const int saved = ::dup(2);
-  ::dup2(fd, 2);
-  fn();
-  std::fflush(stderr);
-  ::dup2(saved, 2);
-  ::close(saved);
-  ::close(fd);
-  std::ifstream in(path, std::ios::binary);
-  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ::unlink(path);
-  return out;
 }
 
 std::string log_text() {

@@ -15,16 +15,6 @@ namespace fake = srt::fake;
 
 namespace {
 
-// The implementation reads and writes the process environment on this side: start clean.
-struct CleanEnv {
-  CleanEnv() { clear(); }
-  ~CleanEnv() { clear(); }
-  static void clear() {
-    ::unsetenv(SRT_SNAPSHOT_JOB_ENV);
-    ::unsetenv("SLURM_JOB_ID");
-  }
-};
-
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -17,15 +17,6 @@ namespace fake = srt::fake;
 
 namespace {
 
-struct CleanEnv {
-  CleanEnv() { clear(); }
-  ~CleanEnv() { clear(); }
-  static void clear() {
-    ::unsetenv(SRT_SNAPSHOT_JOB_ENV);
-    ::unsetenv("SLURM_JOB_ID");
-  }
-};
-
 std::string fixture() {
   return srt::read_text_file(source_path("tests/fixtures/recipes/variants/atom-variants.yaml"), 1 << 20);
 }
