@@ -14,6 +14,10 @@ void add_launch(CLI::App& app) {
   cmd->add_option("--srt-exec", o->srt_exec, "srt-exec on the nodes (default: beside srt-helper, else " SRT_LIBEXECDIR ")");
   cmd->add_option("--grace", o->grace_seconds, "Seconds between TERM and KILL when stopping steps")
       ->check(CLI::Range(1, 600));
+  cmd->add_option("--stall-timeout", o->stall_timeout_seconds,
+                  "Cut the benchmark after this many seconds without a completed request or a new result file "
+                  "(default: the profile's benchmark_stall_timeout; 0: never)")
+      ->check(CLI::Range(0, 7 * 24 * 3600));
   cmd->add_flag("--dry-run", o->dry_run, "Print every step's srun command line as JSON and start nothing");
   cmd->add_option("--recipe", o->recipe, "Dry run outside a job: the recipe");
   cmd->add_option("--nodelist", o->nodelist, "Dry run outside a job: the node list");

@@ -17,6 +17,10 @@ void add_submit_request_options(CLI::App* cmd, run::SubmitRequest& req) {
   // `--set K=V -- --exclusive` would end the list at `--` and refuse the sbatch options.
   cmd->add_option("--set", req.set, "Override a recipe key: key.path=VALUE (repeatable)")->allow_extra_args(false);
   cmd->add_option("--unset", req.unset, "Remove a recipe key (repeatable)")->allow_extra_args(false);
+  cmd->add_option("--stall-timeout", req.stall_timeout_seconds,
+                  "Cut the benchmark after this many seconds without a completed request or a new result file "
+                  "(default: the profile's benchmark_stall_timeout; 0: never)")
+      ->check(CLI::Range(0, 7 * 24 * 3600));
   cmd->add_option("sbatch_options", req.sbatch_extra, "Further sbatch options, after --");
 }
 

@@ -52,6 +52,8 @@ Field build() {
        str("kv_events_capability", "what the image's ATOM can do for per-rank KV events").one_of({"auto", "offset", "connect", "none"}),
        str("identity_mismatch", "an image that is not the recipe's identity: stop the job before any worker starts, or warn")
            .one_of({"stop", "warn"}),
+       integer("benchmark_stall_timeout", "seconds without a completed request or new result before launch cuts the "
+                                          "benchmark (0: never)").range(0, 7 * 24 * 3600),
        str("topology_cache_dir", "per-node hwloc cache"),
        make("engine_command", Kind::string_list, "engine argv prefix (stand-ins in the lab)"),
        make("router_command", Kind::string_list, "router argv prefix"),

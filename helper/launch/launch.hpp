@@ -22,6 +22,9 @@ struct Options {
   std::string profile;        // --profile; default $SRTSLURM_CONFIG, then the installed profile
   std::string srt_exec;       // srt-exec on the nodes; default: beside srt-helper, else libexec
   int grace_seconds = 10;     // TERM -> KILL for every step
+  // --stall-timeout: seconds the benchmark may go without a completed request or a new result
+  // file before it is cut (stall.hpp); -1 = the profile's benchmark_stall_timeout; 0 = never.
+  int stall_timeout_seconds = -1;
   // --dry-run: print every step's command line (JSON) and start nothing. Outside a job it
   // reads --recipe, --nodelist and --job-id instead of the job's snapshot and environment.
   bool dry_run = false;

@@ -23,6 +23,7 @@
 #include "../results.hpp"
 #include "run_state.hpp"
 #include "signals.hpp"
+#include "stall.hpp"
 #include "srt/error.hpp"
 
 namespace srt::launch {
@@ -393,7 +394,22 @@ class Launch {
     RunningStep& step = start(*bench);
     const std::size_t index = steps_.size() - 1;
     (void)step;
-    while (!check(&steps_[index])) sleep_s(kPollSeconds);
+    const int stall = options_.stall_timeout_seconds >= 0 ? options_.stall_timeout_seconds
+                                                          : job_.profile.benchmark_stall_timeout;
+    StallWatch watch(job_, stall, console_.seconds());
+    if (stall > 0)
+      console_.line("benchmark: cut after " + std::to_string(stall) +
+                    " s without a completed request or a new result file (--stall-timeout; profile benchmark_stall_timeout)");
+    while (!check(&steps_[index])) {
+      if (watch.stalled(console_.seconds())) {
+        const std::string why = "benchmark stalled: nothing completed for " + std::to_string(stall) + " s (" + watch.seen() +
+                                "); the benchmark and every worker were stopped (--stall-timeout " + std::to_string(stall) + ")";
+        console_.line(why);
+        console_.tail(job_.log_dir + "/" + bench->log_file, kTailLines);
+        throw Stop{{"failed", why, 1}};
+      }
+      sleep_s(kPollSeconds);
+    }
     RunningStep& done = steps_[index];
     if (done.srun.exit_code() != 0) {
       const std::string what = "benchmark ended (" + done.srun.describe() + ")";

@@ -45,7 +45,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "run-killed-router|test-launch-run-killed.sh|router"
     "identity|test-launch-identity.sh|"
     "shared-ports|test-launch-shared-ports.sh|"
-    "mutation-dp-rank|test-launch-mutation.sh|")
+    "mutation-dp-rank|test-launch-mutation.sh|"
+    "stall|test-launch-stall.sh|")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 name)

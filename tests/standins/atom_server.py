@@ -13,7 +13,15 @@ Stand-in knobs (environment): SRT_STANDIN_LOAD_SECONDS (0), the timing model's
 _KV_BYTES_PER_TOKEN, _KV_GBPS), SRT_STANDIN_EOS_AFTER (unset: only max_tokens ends a request),
 SRT_STANDIN_KV_BEHAVIOUR (verbatim|offset|connect), SRT_STANDIN_HANDSHAKE_TIMEOUT_S (5),
 SRT_STANDIN_ATOM_VERSION / SRT_STANDIN_ATOM_COMMIT (see pkg/atom/_version.py),
-SRT_STANDIN_ESCAPE_SECONDS (0: off; else a detached helper that leaves the step, see escape.py).
+SRT_STANDIN_ESCAPE_SECONDS (0: off; else a detached helper that leaves the step, see escape.py),
+SRT_STANDIN_HANG_AFTER_REQUESTS=N (after N completion requests, every further one hangs: no
+answer, the socket held open, /health and /metrics still fine: a wedged engine) with
+SRT_STANDIN_HANG_MARKER=PATH (hang only if PATH does not exist, and create it when the hang
+starts: a transient fault that a rerun does not meet).
+
+/metrics is ATOM's (atom/entrypoints/openai/metrics.py): unlabelled ``atom:*`` gauges and
+counters from a snapshot the server refreshes every 5 s (_METRICS_REFRESH_INTERVAL_SECONDS), so a
+counter lags the requests by up to 5 s, as ATOM's does.
 """
 
 import asyncio
@@ -289,7 +297,12 @@ class Server:
         self.prompt_tokens_total = 0
         self.generation_tokens_total = 0
         self.requests_total = 0
+        self.requests_finished = 0
         self.host_ip = host_ip()
+        self.metrics_snapshot = None  # (taken at, values): refreshed every 5 s, as ATOM's
+        self.hang_after = env_int("SRT_STANDIN_HANG_AFTER_REQUESTS", 0)
+        self.hang_marker = os.environ.get("SRT_STANDIN_HANG_MARKER", "")
+        self.hanging = False
 
     def app(self):
         app = web.Application(client_max_size=512 * 1024 * 1024)
@@ -320,20 +333,48 @@ class Server:
             "model_id": self.model_name, "served_model_name": self.model_name,
             "tp_size": self.engine.tp_size, "dp_size": self.engine.dp_size})
 
+    METRICS_REFRESH_SECONDS = 5.0  # api_server._METRICS_REFRESH_INTERVAL_SECONDS
+
     async def metrics(self, _request):
-        running = sum(r.in_flight for r in self.engine.ranks)
-        lines = [
-            "# TYPE atom:num_requests_running gauge",
-            f'atom:num_requests_running{{model_name="{self.model_name}"}} {running}',
-            "# TYPE atom:prompt_tokens counter",
-            f'atom:prompt_tokens_total{{model_name="{self.model_name}"}} '
-            f"{self.prompt_tokens_total}",
-            "# TYPE atom:generation_tokens counter",
-            f'atom:generation_tokens_total{{model_name="{self.model_name}"}} '
-            f"{self.generation_tokens_total}",
-        ]
+        now = time.monotonic()
+        if self.metrics_snapshot is None or now - self.metrics_snapshot[0] >= self.METRICS_REFRESH_SECONDS:
+            running = sum(r.in_flight for r in self.engine.ranks)
+            self.metrics_snapshot = (now, {
+                "requests_running": running, "requests_waiting": 0,
+                "requests_finished": self.requests_finished,
+                "prompt_tokens": self.prompt_tokens_total,
+                "generation_tokens": self.generation_tokens_total, "preemptions": 0})
+        snap = self.metrics_snapshot[1]
+        lines = ["# HELP atom:metrics_snapshot_available Whether a runtime metrics snapshot has been "
+                 "collected successfully.",
+                 "# TYPE atom:metrics_snapshot_available gauge", "atom:metrics_snapshot_available 1.0"]
+        for name, key in (("atom:requests_running", "requests_running"),
+                          ("atom:requests_waiting", "requests_waiting")):
+            lines += [f"# TYPE {name} gauge", f"{name} {float(snap[key])}"]
+        for name, key in (("atom:requests_finished", "requests_finished"),
+                          ("atom:prompt_tokens", "prompt_tokens"),
+                          ("atom:generation_tokens", "generation_tokens"),
+                          ("atom:preemptions", "preemptions")):
+            # prometheus_client's CounterMetricFamily: TYPE names the family, the sample has _total
+            lines += [f"# TYPE {name} counter", f"{name}_total {float(snap[key])}"]
         return web.Response(text="\n".join(lines) + "\n",
                             content_type="text/plain", charset="utf-8")
+
+    async def hang_if_wedged(self):
+        """SRT_STANDIN_HANG_AFTER_REQUESTS: past N requests, never answer (the connection stays)."""
+        if not self.hang_after or self.requests_total <= self.hang_after:
+            return
+        if not self.hanging:
+            if self.hang_marker:
+                if os.path.exists(self.hang_marker):
+                    return
+                with open(self.hang_marker, "x"):
+                    pass
+            self.hanging = True
+            log.warning("stand-in: wedged after %d requests (SRT_STANDIN_HANG_AFTER_REQUESTS): "
+                        "request %d and every later one get no answer", self.hang_after,
+                        self.requests_total)
+        await asyncio.Event().wait()
 
     # -- completions ---------------------------------------------------------------------
     async def read_body(self, request):
@@ -404,11 +445,15 @@ class Server:
         except Exception:  # noqa: BLE001 - KV events are advisory
             pass
         try:
+            await self.hang_if_wedged()
             if body.get("stream"):
-                return await self.stream(request, request_id, obj, rank, prompt_tokens,
-                                         n_tokens, finish, kv_in)
-            return await self.complete(request_id, obj, rank, prompt_tokens, n_tokens, finish,
-                                       kv_in)
+                answer = await self.stream(request, request_id, obj, rank, prompt_tokens,
+                                           n_tokens, finish, kv_in)
+            else:
+                answer = await self.complete(request_id, obj, rank, prompt_tokens, n_tokens,
+                                             finish, kv_in)
+            self.requests_finished += 1  # the scheduler's total_finished_requests
+            return answer
         finally:
             rank.in_flight -= 1
 

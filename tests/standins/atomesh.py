@@ -226,6 +226,11 @@ class Router:
         self._rr = {}
         self.requests_total = 0
         self.request_errors_total = 0
+        # AToMesh's HTTP layer metrics (observability/metrics/recorder.rs, middleware.rs): a
+        # request counted as it arrives, a response as its headers go out (for a streamed
+        # completion: when the first chunk does), by status code and x-mesh-error-code.
+        self.http_requests = {}   # (method, path) -> count
+        self.http_responses = {}  # (status_code, error_code) -> count
 
     # -- registration --------------------------------------------------------------------
     async def wait_healthy(self, base_url):
@@ -405,7 +410,20 @@ class Gateway:
         self.args = router.args
 
     def app(self):
-        app = web.Application(client_max_size=self.args.max_payload_size)
+        router = self.router
+
+        @web.middleware
+        async def count_request(request, handler):
+            key = (request.method, request.path)
+            router.http_requests[key] = router.http_requests.get(key, 0) + 1
+            return await handler(request)
+
+        async def count_response(_request, response):
+            key = (str(response.status), response.headers.get("x-mesh-error-code", ""))
+            router.http_responses[key] = router.http_responses.get(key, 0) + 1
+
+        app = web.Application(client_max_size=self.args.max_payload_size, middlewares=[count_request])
+        app.on_response_prepare.append(count_response)
         r = app.router
         r.add_get("/health", self.liveness)
         r.add_get("/liveness", self.liveness)
@@ -599,13 +617,19 @@ class Gateway:
 # ---------------------------------------------------------------------------------------
 
 def metrics_handler(router):
+    """The Prometheus listener (--prometheus-port): AToMesh's names (observability/metrics/
+    schema.rs) and labels (recorder.rs), as the metrics crate's exporter renders them."""
+    def label(value):
+        return str(value).replace("\\", "\\\\").replace('"', '\\"')
+
     async def metrics(_request):
-        lines = ["# TYPE atomesh_requests_total counter",
-                 f"atomesh_requests_total {router.requests_total}",
-                 "# TYPE atomesh_request_errors_total counter",
-                 f"atomesh_request_errors_total {router.request_errors_total}",
-                 "# TYPE atomesh_workers gauge",
-                 f"atomesh_workers {len(router.workers)}"]
+        lines = ["# TYPE mesh_http_requests_total counter"]
+        for (method, path), n in sorted(router.http_requests.items()):
+            lines.append(f'mesh_http_requests_total{{method="{label(method)}",path="{label(path)}"}} {n}')
+        lines.append("# TYPE mesh_http_responses_total counter")
+        for (status, error), n in sorted(router.http_responses.items()):
+            lines.append(f'mesh_http_responses_total{{status_code="{label(status)}",error_code="{label(error)}"}} {n}')
+        lines += ["# TYPE mesh_worker_pool_size gauge", f"mesh_worker_pool_size {len(router.workers)}"]
         return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
     return metrics
 

@@ -54,6 +54,10 @@ struct Profile {
   // What launch does when an image is not the recipe's `identity` (preflight): stop before any
   // worker loads a model, or warn and go on (fingerprints.json records it either way).
   std::string identity_mismatch = "stop";      // stop | warn
+  // Seconds a benchmark may go without a completed request (router and engines' counters) or a
+  // new result file before launch cuts it and fails the job; 0 = never (srt-helper submit/run
+  // --stall-timeout overrides it per job).
+  int benchmark_stall_timeout = 1800;
   std::string topology_cache_dir = "/var/cache/srt";
   std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
   std::vector<std::string> router_command = {"atomesh"};

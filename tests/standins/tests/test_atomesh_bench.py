@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -110,7 +111,14 @@ class Disaggregated(StandinTestCase):
         self.assertEqual(http_get(self.router_url("/liveness")), (200, b"OK"))
         status, body = http_get(f"http://127.0.0.1:{self.metrics_port}/metrics")
         self.assertEqual(status, 200)
-        self.assertIn(b"atomesh_requests_total", body)
+        # AToMesh's own names and labels (observability/metrics/schema.rs, recorder.rs)
+        self.assertIn(b'mesh_http_requests_total{method="GET",path="/workers"} 1\n', body)
+        # one response per request so far (the harness's health polls, then the four above)
+        ok = re.search(rb'^mesh_http_responses_total\{status_code="200",error_code=""\} (\d+)$', body, re.M)
+        asked = sum(int(n) for n in re.findall(rb'^mesh_http_requests_total\{[^}]*\} (\d+)$', body, re.M))
+        self.assertTrue(ok and int(ok.group(1)) == asked >= 4, body)
+        self.assertIn(b"mesh_worker_pool_size 2\n", body)
+        self.assertNotIn(b"atomesh_", body)
 
     def test_benchmark_through_router_writes_result_json(self):
         with tempfile.TemporaryDirectory() as result_dir:

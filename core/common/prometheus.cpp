@@ -1,0 +1,68 @@
+// The text exposition format, only as far as a sample line goes:
+//   name{label="value",...} value [timestamp]
+// Comments (# HELP, # TYPE) and blank lines are skipped; a label value may hold '}' or '"'
+// (escaped), so the label set is scanned with its quoting rather than cut at the first '}'.
+#include "srt/prometheus.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace srt {
+namespace {
+
+// Index just past the closing '}' of a label set opening at `open`, or npos.
+std::size_t end_of_labels(std::string_view line, std::size_t open) {
+  bool quoted = false;
+  for (std::size_t i = open + 1; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '\\') ++i;
+      else if (c == '"') quoted = false;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == '}') {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+std::optional<double> sample_value(std::string_view line, std::string_view metric) {
+  if (line.size() <= metric.size() || line.compare(0, metric.size(), metric) != 0) return std::nullopt;
+  std::size_t at = metric.size();
+  if (line[at] == '{') {
+    at = end_of_labels(line, at);
+    if (at == std::string_view::npos) return std::nullopt;
+  } else if (line[at] != ' ' && line[at] != '\t') {
+    return std::nullopt;  // a longer name that starts with this one
+  }
+  while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+  const std::size_t end = line.find_first_of(" \t", at);
+  const std::string number(line.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+  if (number.empty()) return std::nullopt;
+  char* stop = nullptr;
+  const double v = std::strtod(number.c_str(), &stop);
+  if (stop != number.c_str() + number.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<double> prometheus_sum(std::string_view text, std::string_view metric) {
+  std::optional<double> sum;
+  if (metric.empty()) return sum;
+  std::size_t from = 0;
+  while (from < text.size()) {
+    std::size_t end = text.find('\n', from);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(from, end - from);
+    from = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == '#') continue;
+    if (const auto v = sample_value(line, metric)) sum = sum.value_or(0) + *v;
+  }
+  return sum;
+}
+
+}  // namespace srt

@@ -1,0 +1,15 @@
+// Counters read from a Prometheus text exposition (what ATOM's and AToMesh's /metrics answer):
+// the launcher watches them to tell a benchmark that makes progress from one that stalls.
+// Network input: a line that does not parse is skipped, never an error.
+#pragma once
+#include <optional>
+#include <string_view>
+
+namespace srt {
+
+// The sum of every sample of `metric` (all label sets), e.g. mesh_http_responses_total over its
+// status codes; nullopt when no sample of that exact name is in `text`. Non-finite values are
+// skipped.
+std::optional<double> prometheus_sum(std::string_view text, std::string_view metric);
+
+}  // namespace srt
