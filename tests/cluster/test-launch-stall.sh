@@ -10,7 +10,7 @@ set -euo pipefail
 # shellcheck source=launch-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
-work=$(lab_scratch launch-stall)
+lab_scratch launch-stall >/dev/null  # a clean work directory for the job's files
 recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 profile="$LAB_BASE/etc/srt/cluster.yaml"
 # c4 and c8 take 5 + 10 requests with their warm-ups; the 31st request (inside c16) hangs.

@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154  # helper, work and src are the caller's
 # Sourced by the helper tests that run `srt-helper launch` without Slurm (launch_hostile_json_test,
 # planted_files_test): a two-node profile with no daemons behind it and the batch step's
 # environment as the plugin attaches it at submit. The caller sets helper, work and src.
