@@ -95,3 +95,20 @@ launch_show() {
   echo "--- status.json"
   cat "$(launch_job_dir "$1")/status.json" 2>/dev/null || true
 }
+
+# launch_expect_failed JOBID SECONDS TEXT...: the job must end FAILED within SECONDS (from now),
+# and status.json must say failed with every TEXT in its reason; prints what it saw.
+launch_expect_failed() {
+  local jid=$1 seconds=$2 result state reason text
+  shift 2
+  result=$(lab_wait_job "$jid" "$seconds") && { launch_show "$jid"; lab_fail "job $jid completed: $result"; }
+  echo "$result"
+  [[ "$result" == *"JobState=FAILED"* ]] || { launch_show "$jid"; lab_fail "expected FAILED: $result"; }
+  state=$(launch_status "$jid" state)
+  reason=$(launch_status "$jid" reason)
+  echo "status.json: $state: $reason"
+  [[ "$state" == failed ]] || { launch_show "$jid"; lab_fail "status.json says '$state', not failed"; }
+  for text in "$@"; do
+    [[ "$reason" == *"$text"* ]] || { launch_show "$jid"; lab_fail "status.json's reason lacks '$text'"; }
+  done
+}
