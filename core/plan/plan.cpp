@@ -11,6 +11,8 @@ namespace srt {
 
 using namespace plan_detail;
 
+bool is_worker_role(const std::string& role) { return role == "prefill" || role == "decode" || role == "agg"; }
+
 const Process* Plan::find(const std::string& name) const {
   for (const auto& p : processes)
     if (p.name == name) return &p;

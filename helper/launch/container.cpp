@@ -106,7 +106,7 @@ std::vector<Mount> container_mounts(const Job& job, const Process& p) {
   for (const auto& [host, inside] : job.profile.default_mounts) add(m, {host, inside, false});
   for (const auto& spec : job.recipe.extra_mount) add(m, parse_mount(spec));
   for (const auto& [host, inside] : job.recipe.container_mounts) add(m, {host, inside, false});
-  const bool worker = p.role == "prefill" || p.role == "decode" || p.role == "agg";
+  const bool worker = p.is_worker();
   if (job.rdma && worker)
     for (const auto& [host, inside] : job.profile.rdma_mounts) add(m, {host, inside, host != "/dev/infiniband"});
   if (job.profile.container_runtime == ContainerRuntime::pyxis) add(m, {job.srt_exec, kSrtExecInContainer, true});

@@ -48,7 +48,6 @@ double unix_now() {
 
 void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
 
-bool is_worker(const Process& p) { return p.role == "prefill" || p.role == "decode" || p.role == "agg"; }
 
 class Launch {
  public:
@@ -304,7 +303,7 @@ class Launch {
         ++relays;
       }
     for (const auto& p : job_.plan.processes)
-      if (is_worker(p)) start(p);
+      if (p.is_worker()) start(p);
     console_.line("started " + std::to_string(steps_.size() - relays) + " worker steps" +
                   (relays ? " after " + std::to_string(relays) + " kv-relay steps" : ""));
   }
@@ -313,7 +312,7 @@ class Launch {
     enter("healthy");
     std::vector<const Process*> workers;
     for (const auto& p : job_.plan.processes)
-      if (is_worker(p) && p.readiness.kind == "http") workers.push_back(&p);
+      if (p.is_worker() && p.readiness.kind == "http") workers.push_back(&p);
     std::set<const Process*> healthy;
     std::map<const Process*, std::string> why;
     const double deadline = console_.seconds() + job_.health_budget_seconds;

@@ -12,7 +12,6 @@ constexpr double kPollSeconds = 2;  // a few HTTP GETs; ATOM's own counters move
 constexpr const char* kRouterMetric = "mesh_http_responses_total";        // AToMesh schema.rs
 constexpr const char* kEngineMetric = "atom:requests_finished_total";     // ATOM metrics.py
 
-bool is_worker(const Process& p) { return p.role == "prefill" || p.role == "decode" || p.role == "agg"; }
 
 }  // namespace
 
@@ -23,7 +22,7 @@ StallWatch::StallWatch(const Job& job, double timeout_seconds, double now)
     const std::string host = plan.nodes.at(std::size_t(p.node_index)).address;
     if (p.role == "router" && p.ports.count("metrics") && !p.ports.at("metrics").empty())
       sources_.push_back({host, p.ports.at("metrics").front(), kRouterMetric});
-    else if (is_worker(p) && p.readiness.kind == "http")
+    else if (p.is_worker() && p.readiness.kind == "http")
       sources_.push_back({host, p.readiness.port, kEngineMetric});
   }
   if (!job.results_dir.empty()) results_ = job.results_dir + "/" + std::to_string(plan.job_id) + "/fixed-seq";

@@ -23,7 +23,6 @@ class StallWatch {
   // What was seen last, for the reason: "router mesh_http_responses_total 320, engines'
   // atom:requests_finished_total 318, 2 result file(s)".
   std::string seen() const;
-  double timeout() const { return timeout_; }
 
  private:
   struct Source {

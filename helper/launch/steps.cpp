@@ -8,12 +8,10 @@
 namespace srt::launch {
 namespace {
 
-bool is_worker(const Process& p) { return p.role == "prefill" || p.role == "decode" || p.role == "agg"; }
-
 // srt-exec's checks for paths the Plan names: a local model must be where the argv says.
 std::vector<std::string> exec_checks(const Job& job, const Process& p) {
   std::vector<std::string> out;
-  if (!is_worker(p)) return out;
+  if (!p.is_worker()) return out;
   for (std::size_t i = 0; i + 1 < p.argv.size(); ++i)
     if (p.argv[i] == "--model" && !p.argv[i + 1].empty() && p.argv[i + 1].front() == '/')
       out.insert(out.end(), {"--require", p.argv[i + 1]});
@@ -35,7 +33,7 @@ StepCommand step_command(const Job& job, const Process& p) {
   c.srun = {"srun", "--jobid=" + std::to_string(job.plan.job_id), "--overlap", "--nodes=1", "--ntasks=1",
             "--nodelist=" + p.node, "--job-name=" + p.step_name,
             "--output=" + job.log_dir + "/" + p.log_file, "--input=none"};
-  if (is_worker(p)) c.srun.push_back("--srt-step=" + p.name);
+  if (p.is_worker()) c.srun.push_back("--srt-step=" + p.name);
   const ContainerCommand box = container_command(job, p);
   c.srun.insert(c.srun.end(), box.srun_options.begin(), box.srun_options.end());
   // The recipe's srun_options, after the container's as srtctl orders them. pyxis's own options

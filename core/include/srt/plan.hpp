@@ -26,7 +26,12 @@ struct Probe {
   std::string path;                    // "/health", "/workers"
 };
 
+// An engine worker's role (prefill, decode, agg), as against router, benchmark and kv-relay.
+bool is_worker_role(const std::string& role);
+
 struct Process {
+  bool is_worker() const { return is_worker_role(role); }
+
   std::string name;                    // "prefill:0", "decode:0", "agg:0", "router", "benchmark"
   std::string role;                    // prefill | decode | agg | router | benchmark | kv-relay
   int index = 0;
