@@ -51,10 +51,13 @@ std::vector<std::pair<std::string, std::string>> legacy_keys(const Json& root) {
 
 class Normalizer {
  public:
-  // The recipe is owned (moved in) and only read, except that to_backend moves each role's env
-  // and args into place instead of copying them: a recipe's bulk is there, and a schema-2 recipe
-  // must cost no more to load than its v1 spelling (issue 20). The output starts as the input
-  // without the four schema-2 sections, which are read from in_ and written as v1 keys.
+  // The recipe is owned (moved in) and nothing is copied that can be moved: a schema-2 recipe must
+  // cost no more to load than its v1 spelling (issue 20). The output starts as the input without
+  // the four schema-2 sections (schema, engine, roles, services), which stay in in_ and are
+  // written as v1 keys; every other section is moved to out_ and read there, except backend,
+  // a v1 section a schema-2 recipe rarely has, which in_ keeps a copy of: the checks against it
+  // ("cannot be combined with backend.X") must see what the user wrote, not what engine() and
+  // roles() add to out_'s. to_backend moves each role's env and args (the bulk) into place.
   Normalizer(Document&& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported)
       : in_(std::move(in)), current_(current), issues_(issues), unsupported_(unsupported) {
     out_.file = in_.file;  // marks: moved over once the last diagnostic on in_ is made (run())
@@ -66,13 +69,14 @@ class Normalizer {
     }
     out_.root = Json::object();
     for (auto it = in_.root.begin(); it != in_.root.end(); ++it)
-      if (it.key() != "schema" && it.key() != "engine" && it.key() != "roles" && it.key() != "services")
-        out_.root[it.key()] = it.value();
+      if (it.key() == "backend") out_.root[it.key()] = it.value();
+      else if (it.key() != "schema" && it.key() != "engine" && it.key() != "roles" && it.key() != "services")
+        out_.root[it.key()] = std::move(it.value());
   }
 
   Document run() {
     if (current_)
-      for (const auto& [path, v2] : legacy_keys(in_.root))
+      for (const auto& [path, v2] : legacy_keys(out_.root))
         error(path, "is a v1 key; --current-schema refuses it (srtctl's require_current_schema)",
               "write " + v2 + " instead (srtctl migrate rewrites it)");
     engine();
@@ -82,7 +86,7 @@ class Normalizer {
     services();
     telemetry();
     frontend_type();
-    if (const Json* infra = get(in_.root, "infra"); infra && get(*infra, "placement"))
+    if (const Json* infra = get(out_.root, "infra"); infra && get(*infra, "placement"))
       error("infra.placement", "is not a thing in srt-slurm 2.x (srtctl 2.0 core/placement.py)",
             "place etcd and NATS as services: [{name: etcd, type: etcd, placement: {node: dedicated}}, {name: nats, type: nats, ...}]");
     if (out_.root.contains("infra") && out_.root["infra"].is_object()) out_.root["infra"].erase("placement");
@@ -139,7 +143,7 @@ class Normalizer {
   void roles() {
     Json* roles = get(in_.root, "roles");
     if (!roles || !roles->is_object()) return;
-    for (const auto& [path, v2] : legacy_keys(in_.root))
+    for (const auto& [path, v2] : legacy_keys(out_.root))
       if (path.rfind("resources.", 0) == 0 && path.find("_critical") == std::string::npos)
         error(path, "cannot be combined with roles: (srtctl 2.0 expand_roles writes it)", "write " + v2 + " instead");
     // Both sections exist before either reference is taken: Json is an ordered_json, whose object
@@ -240,15 +244,16 @@ class Normalizer {
 
   // <section>.placement.node -> the v1 dedicated flag (srtctl 2.0 core/placement.py expand_placement).
   void placement(const std::string& section, std::vector<std::string> legacy, const std::string& flag) {
-    const Json* s = get(in_.root, section);
+    Json* s = get(out_.root, section);
     const Json* pl = s ? get(*s, "placement") : nullptr;
     if (!pl) return;
     for (const auto& k : legacy)
       if (get(*s, k))
         error(section + "." + k, "cannot be combined with " + section + ".placement (srtctl 2.0 expand_placement)",
               "keep " + section + ".placement.node only");
-    out_.root[section].erase("placement");
-    if (text_of(get(*pl, "node")) == "dedicated" && !issues_.bad(section + ".placement")) {
+    const bool dedicated = text_of(get(*pl, "node")) == "dedicated";
+    s->erase("placement");  // pl dangles from here
+    if (dedicated && !issues_.bad(section + ".placement")) {
       out_.root[section][flag] = true;
       alias(section + "." + flag, section + ".placement.node");
     }
@@ -329,7 +334,7 @@ class Normalizer {
   // InferenceX RECIPES.md says v2.2.1 refuses telemetry with a dedicated infra node; not seen in
   // srtctl's code (srt-slurm-v2.md 8, UNCONFIRMED), so a warning rather than an error.
   void telemetry() {
-    const Json* t = get(in_.root, "telemetry");
+    const Json* t = get(out_.root, "telemetry");
     const Json* infra = get(out_.root, "infra");
     if (!t || (t->is_object() && get(*t, "enabled") && !schema::as_boolean((*t)["enabled"]).value_or(true))) return;
     if (infra && get(*infra, "etcd_nats_dedicated_node") && schema::as_boolean((*infra)["etcd_nats_dedicated_node"]).value_or(false))
@@ -339,7 +344,7 @@ class Normalizer {
 
   // #436 (in v2.2.1): under schema 2, frontend.type: sglang is a direct worker, not the router.
   void frontend_type() {
-    const Json* f = get(in_.root, "frontend");
+    const Json* f = get(out_.root, "frontend");
     if (!f || text_of(get(*f, "type")) != "sglang" || issues_.bad("frontend.type")) return;
     out_.root["frontend"]["type"] = "sglang-direct";  // not the v1 router of that name
     const Json* roles = get(in_.root, "roles");
