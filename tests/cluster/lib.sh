@@ -182,6 +182,14 @@ lab_scratch() {
   echo "$dir"
 }
 
+# lab_unusable_nodes: the nodes (with their state) Slurm would not give a new job: drained,
+# down, failing, unknown, not responding. A usable node is idle, mixed, allocated, completing or,
+# from Slurm 24.11 on, planned (an idle node the backfill scheduler has set aside for a pending
+# job; sinfo keeps showing it until the next backfill cycle, after the job already started).
+lab_unusable_nodes() {
+  sinfo -h -N -o '%N %T' | grep -vE ' (idle|mixed|allocated|completing|planned)$' || true
+}
+
 # lab_expect_refused NAME OUTFILE TEXT COMMAND...: COMMAND (sbatch, salloc, srun) must be refused
 # at submit time: a non-zero exit within 30 s (not the timeout's 124), TEXT in its output (kept in
 # OUTFILE), and nothing queued.

@@ -96,7 +96,7 @@ no_drained() {
   while :; do
     states=$(sinfo -h -N -o '%N %T' | sort -u)
     echo "$states"
-    grep -qv ' idle$' <<<"$states" || return 0
+    grep -qvE ' (idle|planned)$' <<<"$states" || return 0   # planned: idle, set aside by backfill (24.11+)
     (( $(date +%s) < end )) || break
     sleep 1   # a node still completing the last job
   done

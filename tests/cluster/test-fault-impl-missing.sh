@@ -80,7 +80,7 @@ echo "ok: launch job failed with the reason; logs kept in $dir"
 
 # The admin's side: slurmd's log says it too, and no node was drained or downed.
 grep -F "$impl" "$LAB_BASE/log/slurmd-$node.log" | tail -n 1
-bad=$(sinfo -h -N -o '%N %T' | grep -vE ' (idle|mixed|allocated|completing)$' || true)
+bad=$(lab_unusable_nodes)
 [[ -z "$bad" ]] || lab_fail "nodes left unusable: $bad"
 in_node umount "$impl_dir"
 hidden=0

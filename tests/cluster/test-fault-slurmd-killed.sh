@@ -79,13 +79,13 @@ echo "node1, node3: nothing of job $jid left; $node (slurmd dead): $(wc -w <<<"$
 lab_start_slurmd "$LAB_BASE" "$node" || lab_fail "slurmd of $node did not restart"
 t1=$(lab_now)
 for _ in $(seq 1 600); do
-  [[ "$(node_state "$node")" == idle ]] && break
+  [[ "$(node_state "$node")" == @(idle|planned) ]] && break
   sleep 0.1
 done
-[[ "$(node_state "$node")" == idle ]] || lab_fail "$node is $(node_state "$node") 60 s after slurmd restarted"
+[[ "$(node_state "$node")" == @(idle|planned) ]] || lab_fail "$node is $(node_state "$node") 60 s after slurmd restarted"
 echo "$node idle again $(lab_elapsed "$t1") s after slurmd restarted"
 lab_assert_job_clean "$jid" 30
-bad=$(sinfo -h -N -o '%N %T' | grep -vE ' (idle|mixed|allocated|completing)$' || true)
+bad=$(lab_unusable_nodes)
 [[ -z "$bad" ]] || lab_fail "nodes left unusable: $bad"
 jid=
 echo "PASS: a dead slurmd fails the job (node down by slurmctld, back after restart), results and logs kept, nothing left"

@@ -31,7 +31,7 @@ run_case() {  # NAME EXPECTED-TEXT MUTATION-COMMAND...
   grep -qF "srt: this job cannot run: " "$work/$name-$jid.out" || lab_fail "$name: no reason on the job's stderr"
   grep -qF -- "$text" "$work/$name-$jid.out" || lab_fail "$name: the reason lacks '$text'"
   local bad
-  bad=$(sinfo -h -N -o '%N %T' | grep -vE ' (idle|mixed|allocated|completing)$' || true)
+  bad=$(lab_unusable_nodes)
   [[ -z "$bad" ]] || lab_fail "$name: nodes left unusable: $bad"
   rm -f "$work/$name.go"
   echo "ok: $name"
