@@ -143,6 +143,13 @@ cmd_inside() {  # ROOT CWD NRW RW... CMD...
   mnt --rbind /dev "$root/dev"
   mnt -t tmpfs -o mode=755 tmpfs "$root/run"
   mnt -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+  # The host's names, as the host resolves them: Slurm 24.11's slurmctld connects back to srun by
+  # the submit host's name, and without it in /etc/hosts every srun waits ten seconds of
+  # getaddrinfo retries at its end ("Unable to resolve" in slurmctld's log).
+  if [[ -f /etc/hosts && -e "$root/etc/hosts" ]]; then
+    mnt --bind /etc/hosts "$root/etc/hosts"
+    mount -o remount,bind,ro "$root/etc/hosts"
+  fi
   mkdir -p "$root$src"
   mnt --bind "$src" "$root$src"
   mount -o remount,bind,ro "$root$src"
