@@ -18,11 +18,17 @@ void add_launch(CLI::App& app) {
                   "Cut the benchmark after this many seconds without a completed request or a new result file "
                   "(default: the profile's benchmark_stall_timeout; 0: never)")
       ->check(CLI::Range(0, 7 * 24 * 3600));
+  cmd->add_option("--stall-policy", o->stall_policy, "After a stalled concurrency point (a benchmark reading "
+                  "SRT_BENCHMARK_CONCURRENCIES runs one step per point): stop the sweep (default) or continue with the next")
+      ->check(CLI::IsMember({"stop", "continue"}));
   cmd->add_flag("--dry-run", o->dry_run, "Print every step's srun command line as JSON and start nothing");
   cmd->add_option("--recipe", o->recipe, "Dry run outside a job: the recipe");
   cmd->add_option("--nodelist", o->nodelist, "Dry run outside a job: the node list");
   cmd->add_option("--job-id", o->job_id, "Dry run outside a job: the job id");
-  cmd->callback([o] { exit_code = launch::run_launch(*o); });
+  cmd->callback([o] {
+    o->stall_continue = o->stall_policy == "continue";
+    exit_code = launch::run_launch(*o);
+  });
 }
 
 }  // namespace srt::helper

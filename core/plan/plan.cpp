@@ -172,6 +172,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
     const PlanNode& bench = plan.nodes[std::size_t(roles.bench)];
     plan.processes.push_back(make_benchmark(recipe, bench, plan.job_env));
     plan.nodes[std::size_t(roles.bench)].roles.push_back("benchmark");
+    if (reads_point_variable(recipe.benchmark)) plan.benchmark_points = recipe.benchmark.concurrencies;
   }
 
   plan.digest = plan_digest(plan);

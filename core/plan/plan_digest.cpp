@@ -92,6 +92,7 @@ std::string plan_digest(const Plan& plan) {
   }
   e.str(plan.kv_events_mode);
   e.strs(plan.kv_event_endpoints);
+  e.ints(plan.benchmark_points);
   e.env(plan.job_env);
   return e.finish();
 }

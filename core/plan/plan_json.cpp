@@ -43,6 +43,7 @@ Json plan_to_json(const Plan& plan) {
   }
   j["kv_events_mode"] = plan.kv_events_mode;
   j["kv_event_endpoints"] = plan.kv_event_endpoints;
+  j["benchmark_points"] = plan.benchmark_points;
   j["job_env"] = env_object(plan.job_env);
   if (!plan.digest.empty()) j["digest"] = plan.digest;
   return j;

@@ -57,6 +57,9 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int
                     const std::vector<const Process*>& workers, const std::vector<PlanNode>& nodes);
 
 Process make_benchmark(const Recipe& r, const PlanNode& bench, const EnvList& job_env);
+// A custom benchmark command that reads kBenchmarkPointsVariable over a planned grid: the
+// launcher runs it once per point (Plan::benchmark_points).
+bool reads_point_variable(const Benchmark& b);
 
 // `hf:org/repo` -> org/repo; a profile alias -> its path; otherwise as written.
 std::string model_argument(const Recipe& r, const Profile& p);

@@ -41,9 +41,16 @@ Layout locate(const fs::path& dir) {
   return {dir, dir};
 }
 
+// What the launcher recorded of a point it ran as its own step: "stalled", "failed", "not_run"
+// (the sweep stopped before it) or "ok", and why.
+struct PointNote {
+  std::string state, reason;
+};
+
 struct Status {
   std::vector<int> concurrencies;
   std::map<int, int> exit_codes;
+  std::map<int, PointNote> notes;  // "benchmark_points"
   std::string state;
   bool present = false;
 };
@@ -79,7 +86,28 @@ Status read_status(const fs::path& path) {
       s.exit_codes[std::stoi(k)] = int(*status);
     }
   }
+  if (auto it = j.find("benchmark_points"); it != j.end() && !it->is_null()) {
+    if (!it->is_object())
+      detail::bad_field(file, "benchmark_points", "expected an object {\"<concurrency>\": {\"state\": ...}}, got " + json_excerpt(*it));
+    for (const auto& [k, v] : it->items()) {
+      const std::string key = "benchmark_points." + k;
+      if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 9)
+        detail::bad_field(file, key, "the key must be a concurrency (a positive integer)");
+      const auto state = v.is_object() ? v.find("state") : v.end();
+      if (!v.is_object() || state == v.end() || !state->is_string())
+        detail::bad_field(file, key, "expected {\"state\": \"ok|failed|stalled|not_run\", \"reason\": ...}, got " + json_excerpt(v));
+      PointNote note{state->get<std::string>(), ""};
+      if (auto r = v.find("reason"); r != v.end() && r->is_string()) note.reason = r->get<std::string>();
+      s.notes[std::stoi(k)] = std::move(note);
+    }
+  }
   return s;
+}
+
+// "not run: the sweep stopped after c512 stalled (...)" for a point the launcher recorded as not ok.
+std::string note_text(const PointNote& n) {
+  if (n.state == "ok") return {};
+  return (n.state == "not_run" ? std::string("not run") : n.state) + (n.reason.empty() ? "" : ": " + n.reason);
 }
 
 struct Found {
@@ -249,6 +277,8 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
         p.state = PointState::missing;
         const std::string leaf = name.empty() ? "<name>-c" + std::to_string(c) + ".json" : set.leaf(c);
         p.failure = "no result file " + (where.results_dir / leaf).string();
+        if (auto n = status.notes.find(c); n != status.notes.end() && !note_text(n->second).empty())
+          p.failure = note_text(n->second) + " (" + p.failure + ")";
         run.points.push_back(std::move(p));
         continue;
       }
@@ -257,6 +287,12 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
       if (auto e = status.exit_codes.find(c); e != status.exit_codes.end()) exit_code = e->second;
       const Json result = detail::read_json_file(file);
       Point p = point_from_result(result, file, c, gpus, exit_code);
+      // A file the report finds fine beside a point the launcher judged otherwise (cut as stalled
+      // after the client wrote it, or its step failed): the launcher's verdict stands, and says why.
+      if (auto n = status.notes.find(c); p.failure.empty() && n != status.notes.end() && !note_text(n->second).empty()) {
+        p.failure = note_text(n->second);
+        p.state = PointState::failed;
+      }
       if (auto m = result.find("model_id"); run.model.empty() && m != result.end() && m->is_string())
         run.model = m->get<std::string>();
       run.points.push_back(std::move(p));

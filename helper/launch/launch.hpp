@@ -25,6 +25,10 @@ struct Options {
   // --stall-timeout: seconds the benchmark may go without a completed request or a new result
   // file before it is cut (stall.hpp); -1 = the profile's benchmark_stall_timeout; 0 = never.
   int stall_timeout_seconds = -1;
+  // --stall-policy: after a stalled point of a per-point sweep, stop the sweep (the engine is
+  // suspect; the points after it are not run) or go on with the next point.
+  bool stall_continue = false;
+  std::string stall_policy = "stop";  // as given on the command line
   // --dry-run: print every step's command line (JSON) and start nothing. Outside a job it
   // reads --recipe, --nodelist and --job-id instead of the job's snapshot and environment.
   bool dry_run = false;

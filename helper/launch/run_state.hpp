@@ -7,6 +7,7 @@
 #include "child.hpp"
 #include "console.hpp"
 #include "launch.hpp"
+#include "sweep.hpp"
 
 namespace srt::launch {
 
@@ -30,11 +31,14 @@ using Timings = std::vector<std::pair<std::string, double>>;
 // TERM to every step still running (scancel --signal=TERM JOB.STEP, else srun itself), then
 // after `grace_seconds` KILL; waits (bounded) until every srun has ended.
 void stop_steps(std::vector<RunningStep>& steps, std::uint64_t job_id, int grace_seconds, Console& console);
+// The same for one step (a stalled benchmark point), the others left running.
+void stop_step(RunningStep& step, std::uint64_t job_id, int grace_seconds, Console& console);
 
 // <job_dir>/status.json, replaced atomically; written at every state change so a job killed
 // outright (KillWait expired) still leaves its last known state.
+// `points`: the per-point benchmark steps (sweep.hpp), empty for a whole-sweep benchmark.
 void write_status(const Job& job, const std::vector<RunningStep>& steps, const Outcome& outcome,
-                  const Timings& timings, double started_unix);
+                  const Timings& timings, double started_unix, const std::vector<SweepPoint>& points);
 
 // <job_dir>/logs.tar.gz of <job_dir>/logs (bounded in time).
 void archive_logs(const Job& job, Console& console);

@@ -20,7 +20,7 @@ void write_json(const helper::SafeDir& dir, const std::string& name, const Json&
 }  // namespace
 
 void write_status(const Job& job, const std::vector<RunningStep>& steps, const Outcome& outcome,
-                  const Timings& timings, double started_unix) {
+                  const Timings& timings, double started_unix, const std::vector<SweepPoint>& points) {
   Json j = Json::object();
   j["job_id"] = job.plan.job_id;
   j["recipe"] = job.recipe.name;
@@ -47,6 +47,7 @@ void write_status(const Job& job, const std::vector<RunningStep>& steps, const O
     }
     j["processes"].push_back(std::move(p));
   }
+  points_to_status(points, j);
   write_json(*job.dir, "status.json", j);
   // The Plan beside the results: GPU counts for the report and InferenceX's file names.
   write_json(*job.dir, "plan.json", plan_to_json(job.plan));

@@ -32,7 +32,9 @@ StepCommand step_command(const Job& job, const Process& p) {
   StepCommand c;
   c.srun = {"srun", "--jobid=" + std::to_string(job.plan.job_id), "--overlap", "--nodes=1", "--ntasks=1",
             "--nodelist=" + p.node, "--job-name=" + p.step_name,
-            "--output=" + job.log_dir + "/" + p.log_file, "--input=none"};
+            "--output=" + job.log_dir + "/" + p.log_file, "--open-mode=append", "--input=none"};
+  // append: the per-point benchmark steps share benchmark.out; every other log is new in the job's
+  // own log directory (created by the launcher, nobody else can write there), so nothing changes.
   if (p.is_worker()) c.srun.push_back("--srt-step=" + p.name);
   const ContainerCommand box = container_command(job, p);
   c.srun.insert(c.srun.end(), box.srun_options.begin(), box.srun_options.end());

@@ -13,16 +13,18 @@
 namespace srt::launch {
 namespace {
 
-bool all_ended(std::vector<RunningStep>& steps, Console& console) {
+using StepRefs = std::vector<RunningStep*>;
+
+bool all_ended(const StepRefs& steps, Console& console) {
   bool all = true;
-  for (auto& s : steps) {
-    if (s.ended < 0 && s.srun.finished()) s.ended = console.seconds();
-    all = all && s.ended >= 0;
+  for (RunningStep* s : steps) {
+    if (s->ended < 0 && s->srun.finished()) s->ended = console.seconds();
+    all = all && s->ended >= 0;
   }
   return all;
 }
 
-bool wait_ended(std::vector<RunningStep>& steps, double seconds, Console& console) {
+bool wait_ended(const StepRefs& steps, double seconds, Console& console) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (!all_ended(steps, console)) {
     if (std::chrono::steady_clock::now() >= end) return false;
@@ -41,15 +43,15 @@ std::map<std::string, std::string> step_ids(std::uint64_t job_id) {
   return ids;
 }
 
-void signal_steps(std::vector<RunningStep>& steps, std::uint64_t job_id, int sig) {
+void signal_steps(const StepRefs& steps, std::uint64_t job_id, int sig) {
   const auto ids = step_ids(job_id);
   std::vector<std::string> scancel = {"scancel", "--signal=" + std::string(sig == SIGKILL ? "KILL" : "TERM")};
-  for (auto& s : steps) {
-    if (s.ended >= 0) continue;
-    s.stopped = true;
-    auto id = ids.find(s.process->step_name);
+  for (RunningStep* s : steps) {
+    if (s->ended >= 0) continue;
+    s->stopped = true;
+    auto id = ids.find(s->process->step_name);
     if (id != ids.end()) scancel.push_back(id->second);
-    else s.srun.signal(sig);
+    else s->srun.signal(sig);
   }
   // Slurm 22.05's scancel reports "Invalid job id" for a step signalled on a multi-node job
   // although every task got the signal (seen in the lab): its verdict is not used; the wait
@@ -57,21 +59,31 @@ void signal_steps(std::vector<RunningStep>& steps, std::uint64_t job_id, int sig
   if (scancel.size() > 2) run_capture(scancel, 5, nullptr, true);
 }
 
-}  // namespace
-
-void stop_steps(std::vector<RunningStep>& steps, std::uint64_t job_id, int grace_seconds, Console& console) {
+void stop(const StepRefs& steps, std::uint64_t job_id, int grace_seconds, Console& console) {
   if (all_ended(steps, console)) return;
   std::string names;
-  for (const auto& s : steps)
-    if (s.ended < 0) names += (names.empty() ? "" : " ") + s.process->step_name;
+  for (const RunningStep* s : steps)
+    if (s->ended < 0) names += (names.empty() ? "" : " ") + s->process->step_name;
   console.line("stopping " + names + " (TERM, KILL after " + std::to_string(grace_seconds) + " s)");
   signal_steps(steps, job_id, SIGTERM);
   if (wait_ended(steps, grace_seconds, console)) return;
   signal_steps(steps, job_id, SIGKILL);
   if (wait_ended(steps, 5, console)) return;
   // srun itself hangs on: it holds nothing on the nodes once its step is gone.
-  for (auto& s : steps) s.srun.signal(SIGKILL);
+  for (RunningStep* s : steps) s->srun.signal(SIGKILL);
   wait_ended(steps, 2, console);
+}
+
+}  // namespace
+
+void stop_steps(std::vector<RunningStep>& steps, std::uint64_t job_id, int grace_seconds, Console& console) {
+  StepRefs all;
+  for (auto& s : steps) all.push_back(&s);
+  stop(all, job_id, grace_seconds, console);
+}
+
+void stop_step(RunningStep& step, std::uint64_t job_id, int grace_seconds, Console& console) {
+  stop({&step}, job_id, grace_seconds, console);
 }
 
 }  // namespace srt::launch

@@ -18,6 +18,7 @@ struct SubmitRequest {
   std::vector<std::string> set, unset;  // overrides: the recipe is rewritten to a file of its own
   std::vector<std::string> sbatch_extra;
   int stall_timeout_seconds = -1;       // --stall-timeout, passed to the launcher; -1: the profile's
+  std::string stall_policy;             // --stall-policy, passed to the launcher; "": its default (stop)
 };
 
 struct Submitted {

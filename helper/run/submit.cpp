@@ -84,6 +84,7 @@ Submitted submit(const SubmitRequest& req) {
   // A job option, not a recipe key: a recipe must stay loadable by srtctl (issue 24).
   if (req.stall_timeout_seconds >= 0)
     o.script_args.insert(o.script_args.end(), {"--stall-timeout", std::to_string(req.stall_timeout_seconds)});
+  if (!req.stall_policy.empty()) o.script_args.insert(o.script_args.end(), {"--stall-policy", req.stall_policy});
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   const auto args = sbatch_arguments(s.recipe, s.profile, o);
   argv.insert(argv.end(), args.begin(), args.end());

@@ -46,7 +46,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "identity|test-launch-identity.sh|"
     "shared-ports|test-launch-shared-ports.sh|"
     "mutation-dp-rank|test-launch-mutation.sh|"
-    "stall|test-launch-stall.sh|")
+    "stall|test-launch-stall.sh|whole"
+    "stall-point|test-launch-stall.sh|point")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 name)

@@ -35,10 +35,15 @@ result=$(lab_wait_job "$jid" 600) || { launch_show "$jid"; lab_fail "job did not
 echo "$result after $(lab_elapsed "$t0") s"
 [[ "$(launch_status "$jid" state)" == completed ]] || { launch_show "$jid"; lab_fail "status.json does not say completed"; }
 dir=$(launch_job_dir "$jid")
-want=$(grep -o 'for c in [0-9 ]*' "$recipe" | wc -w)
-want=$(( want - 3 ))  # "for c in"
+# One result per planned point; a command reading SRT_BENCHMARK_CONCURRENCIES ran one step each.
+read -r want points < <(/usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))
+print(len(p["benchmark_points"]), " ".join(map(str, p["benchmark_points"])))' "$plan")
+(( want > 0 )) || lab_fail "the shipped twin's command should read SRT_BENCHMARK_CONCURRENCIES (no benchmark_points in the plan)"
 got=$(find "$dir/fixed-seq" -name '*.json' | wc -l)
 (( got == want )) || lab_fail "expected $want benchmark results, found $got in $dir/fixed-seq"
+for c in $points; do
+  grep -q "benchmark c$c: ok" "$dir/logs/sweep_$jid.log" || lab_fail "the launcher did not report c$c ok from its own step"
+done
 [[ -s "$dir/runtime-logs.tar.gz" && -s "$dir/logs.tar.gz" ]] || lab_fail "log archives missing in $dir"
 for log in benchmark.out "sweep_$jid.log" "$(scontrol show hostnames "$nodelist" | sed -n 1p)_atomesh_0.out"; do
   [[ -s "$dir/logs/$log" ]] || lab_fail "log $log missing"

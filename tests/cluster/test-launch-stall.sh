@@ -1,38 +1,92 @@
 #!/usr/bin/env bash
-# test-launch-stall.sh BASE: a decode engine that stops answering mid-sweep (the stand-in's
-# SRT_STANDIN_HANG_AFTER_REQUESTS, set on roles.decode only, past c8 of the 1P1D lab twin: its
-# /health stays ok and its sockets open, as a wedged engine's do) while the benchmark client waits
-# on it forever. srt-helper submit --stall-timeout 10: the launcher sees no completed request and
-# no new result file for 10 s (router mesh_http_responses_total, engines'
-# atom:requests_finished_total), cuts the benchmark and fails the job with that reason, within
-# a minute, the points before the hang kept and nothing left running.
+# test-launch-stall.sh BASE MODE: a decode engine that stops answering mid-sweep (the stand-in's
+# SRT_STANDIN_HANG_AFTER_REQUESTS, set on roles.decode only: its /health stays ok and its sockets
+# open, as a wedged engine's do) while the benchmark client waits on it forever. The launcher sees
+# no completed request and no new result file for the stall timeout (router
+# mesh_http_responses_total, engines' atom:requests_finished_total) and cuts the benchmark.
+#   point  the 2P1D lab twin, whose command reads SRT_BENCHMARK_CONCURRENCIES: one step per point.
+#          The decode hangs once (SRT_STANDIN_HANG_MARKER) after 420 requests, inside c512 (c256
+#          takes 320 with its warm-ups); --stall-timeout 20: c256 ok, c512 stalled, c768 and later
+#          not run (--stall-policy stop, the default), status.json and `report` say so.
+#   whole  the 1P1D lab twin with its loop written out (the command no longer names the variable,
+#          as a recipe written for srtctl): one step for the sweep, so the stall ends it whole;
+#          --stall-timeout 10, the hang inside c16.
+# Either way the job fails with the reason within minutes, the points before the hang are kept and
+# nothing is left running.
 set -euo pipefail
 # shellcheck source=launch-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
-lab_scratch launch-stall >/dev/null  # a clean work directory for the job's files
-recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
+mode=${2:?usage: test-launch-stall.sh BASE point|whole}
+work=$(lab_scratch "launch-stall-$mode")
 profile="$LAB_BASE/etc/srt/cluster.yaml"
-# c4 and c8 take 5 + 10 requests with their warm-ups; the 31st request (inside c16) hangs.
-hang_after=30
+twins="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k"
+case "$mode" in
+  point)
+    recipe="$twins/disagg-2p1d-dpa-tp8.yaml"
+    hang_after=420 stall=20 marker=stall-point.hang
+    ok=(256) stalled=512 not_run=(768 1024 2048)
+    rm -f "$LAB_BASE/results/$marker"
+    hang=(--set "roles.decode.env.SRT_STANDIN_HANG_MARKER=/results/$marker")
+    ;;
+  whole)
+    # c4 and c8 take 5 + 10 requests with their warm-ups; the 31st request (inside c16) hangs.
+    recipe="$work/whole-sweep.yaml"
+    sed 's/\${SRT_BENCHMARK_CONCURRENCIES:-\([0-9 ]*\)}/\1/' "$twins/disagg-1p1d-tp8.yaml" > "$recipe"
+    grep -qF '${SRT_BENCHMARK_CONCURRENCIES' "$recipe" && lab_fail "the whole-sweep copy still names the variable"
+    hang_after=30 stall=10
+    ok=(4 8) stalled=16 not_run=()
+    hang=()
+    ;;
+  *) lab_fail "unknown mode '$mode' (point or whole)" ;;
+esac
 
 t0=$(lab_now)
 out=$(PATH="$LAB_BASE/bin:$PATH" SRT_STANDIN_TOKEN_MS=10 "$SRT_HELPER" submit "$recipe" --profile "$profile" \
-        --set roles.decode.env.SRT_STANDIN_HANG_AFTER_REQUESTS=$hang_after --stall-timeout 10 \
+        --set roles.decode.env.SRT_STANDIN_HANG_AFTER_REQUESTS=$hang_after "${hang[@]}" --stall-timeout $stall \
         -- --exclusive -o "$LAB_BASE/work/launch-%j.out" 2>&1) || { echo "$out"; lab_fail "srt-helper submit refused the job"; }
 jid=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' <<< "$out")
 [[ -n "$jid" ]] || { echo "$out"; lab_fail "no job id from srt-helper submit"; }
-echo "job $jid: decode wedges after $hang_after requests; --stall-timeout 10"
-launch_expect_failed "$jid" 120 "benchmark stalled: nothing completed for 10 s" mesh_http_responses_total \
-  atom:requests_finished_total
-elapsed=$(lab_elapsed "$t0")
+echo "job $jid ($mode): decode wedges after $hang_after requests; --stall-timeout $stall"
+dir=$(launch_job_dir "$jid")
 log="$LAB_BASE/work/launch-$jid.out"
-grep -q 'benchmark: cut after 10 s without a completed request' "$log" || lab_fail "the launcher did not announce the stall timeout"
-grep -q 'wedged after 30 requests' "$(launch_job_dir "$jid")"/logs/*_decode_w0.out ||
+if [[ "$mode" == point ]]; then
+  launch_expect_failed "$jid" 300 "c${ok[0]} ok" "c$stalled stalled: nothing completed for $stall s" \
+    mesh_http_responses_total atom:requests_finished_total "not run: the sweep stopped after c$stalled stalled"
+  grep -q "benchmark: one step per point (the command reads SRT_BENCHMARK_CONCURRENCIES): c256 c512 c768 c1024 c2048" "$log" ||
+    lab_fail "the launcher did not announce one step per point"
+  [[ -e "$LAB_BASE/results/$marker" ]] || lab_fail "the decode stand-in did not leave its hang marker"
+  # status.json: each point's verdict, the steps named per point; sacct saw a step per point run.
+  /usr/bin/python3 - "$dir/status.json" "$stalled" "${ok[*]}" "${not_run[*]}" <<'EOF' || lab_fail "status.json's benchmark_points are not as expected"
+import json, sys
+status = json.load(open(sys.argv[1]))
+points = status["benchmark_points"]
+print("benchmark_points:", json.dumps(points))
+want = {sys.argv[2]: "stalled"}
+want.update({c: "ok" for c in sys.argv[3].split()})
+want.update({c: "not_run" for c in sys.argv[4].split()})
+assert {c: p["state"] for c, p in points.items()} == want, want
+assert points[sys.argv[2]]["step_name"] == "benchmark_c" + sys.argv[2]
+steps = [p["step_name"] for p in status["processes"]]
+assert [s for s in steps if s.startswith("benchmark")] == ["benchmark_c" + c for c in sys.argv[3].split()] + ["benchmark_c" + sys.argv[2]], steps
+EOF
+  report=$("$SRT_HELPER" report "$dir" 2>&1) || true
+  echo "$report"
+  grep -q "stalled: nothing completed for $stall s" <<< "$report" || lab_fail "report does not say c$stalled stalled"
+  grep -q "not run: the sweep stopped after c$stalled stalled" <<< "$report" || lab_fail "report does not say what was not run"
+else
+  launch_expect_failed "$jid" 120 "benchmark stalled: nothing completed for $stall s" mesh_http_responses_total \
+    atom:requests_finished_total
+  grep -q "benchmark: one step per point" "$log" && lab_fail "a command that does not read the variable was split per point"
+fi
+elapsed=$(lab_elapsed "$t0")
+grep -q "benchmark: cut after $stall s without a completed request" "$log" || lab_fail "the launcher did not announce the stall timeout"
+grep -q "wedged after $hang_after requests" "$dir"/logs/*_decode_w0.out ||
   lab_fail "the decode stand-in did not say it wedged (SRT_STANDIN_HANG_AFTER_REQUESTS did not reach roles.decode)"
-# The points before the hang are there; the one it hit is not.
-dir="$(launch_job_dir "$jid")/fixed-seq"
-for c in 4 8; do compgen -G "$dir/*-c$c.json" >/dev/null || lab_fail "no result for c$c, before the hang"; done
-compgen -G "$dir/*-c16.json" >/dev/null && lab_fail "a result for c16, which the hang stopped"
+# The points before the hang are there; the one it hit and those after it are not.
+for c in "${ok[@]}"; do compgen -G "$dir/fixed-seq/*-c$c.json" >/dev/null || lab_fail "no result for c$c, before the hang"; done
+for c in "$stalled" "${not_run[@]}"; do
+  compgen -G "$dir/fixed-seq/*-c$c.json" >/dev/null && lab_fail "a result for c$c, which the hang stopped"
+done
 launch_assert_clean "$jid" 10
-echo "PASS: the stalled benchmark was cut and the job failed $elapsed s after submission"
+echo "PASS ($mode): the stalled benchmark was cut and the job failed $elapsed s after submission"

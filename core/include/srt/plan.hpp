@@ -29,6 +29,10 @@ struct Probe {
 // An engine worker's role (prefill, decode, agg), as against router, benchmark and kv-relay.
 bool is_worker_role(const std::string& role);
 
+// The benchmark command's concurrency points, space-separated: the whole grid in the planned
+// step, one point in each of the launcher's per-point steps.
+inline constexpr const char* kBenchmarkPointsVariable = "SRT_BENCHMARK_CONCURRENCIES";
+
 struct Process {
   bool is_worker() const { return is_worker_role(role); }
 
@@ -56,6 +60,9 @@ struct Plan {
   std::vector<Process> processes;
   std::string kv_events_mode = "off";  // off | offset | relay
   std::vector<std::string> kv_event_endpoints;
+  // The concurrency points the launcher runs as one benchmark step each (benchmark.concurrencies,
+  // when the custom command reads SRT_BENCHMARK_CONCURRENCIES); empty: one step runs the sweep.
+  std::vector<int> benchmark_points;
   EnvList job_env;                     // the contract's job-level variables, same on every node
   std::string digest;                  // plan_digest() of everything above
 

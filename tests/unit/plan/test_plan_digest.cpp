@@ -59,6 +59,7 @@ std::vector<Mutation> mutations() {
       {"kv_events_mode", [](srt::Plan& p) { p.kv_events_mode = "relay"; }},
       {"kv_event_endpoints", [](srt::Plan& p) { p.kv_event_endpoints.pop_back(); }},
       {"job_env", [](srt::Plan& p) { p.job_env.back().second += "x"; }},
+      {"benchmark_points", [](srt::Plan& p) { p.benchmark_points.push_back(64); }},
   };
 }
 

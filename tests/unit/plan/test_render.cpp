@@ -154,3 +154,26 @@ TEST_CASE("apply_binding names the paired NICs for RDMA and the NUMA nodes") {
   CHECK(env_of(w, "ATOM_NUMA_NODE") == "0,0");
   CHECK(env_of(w, "ATOM_HOST_IP") == "192.168.9.1");
 }
+
+TEST_CASE("benchmark: a command that reads SRT_BENCHMARK_CONCURRENCIES is planned one step per point") {
+  srt::Recipe r = dsv4_2p1d();
+  r.benchmark.concurrencies = {256, 512, 768};
+  r.benchmark.command = "for c in ${SRT_BENCHMARK_CONCURRENCIES:-256 512 768}; do bench $c; done";
+  const srt::Plan plan = srt::make_plan(r, srt::default_profile(), inputs(3));
+  CHECK(plan.benchmark_points == std::vector<int>{256, 512, 768});
+  // The planned step, started by hand, still runs the whole grid.
+  CHECK(env_of(*plan.find("benchmark"), "SRT_BENCHMARK_CONCURRENCIES") == "256 512 768");
+  CHECK(srt::plan_to_json(plan)["benchmark_points"] == srt::Json::array({256, 512, 768}));
+
+  // A command that never names the variable loops over the grid itself: one step, as srtctl runs it.
+  r.benchmark.command = "for c in 256 512 768; do bench $c; done";
+  const srt::Plan whole = srt::make_plan(r, srt::default_profile(), inputs(3));
+  CHECK(whole.benchmark_points.empty());
+  CHECK(env_of(*whole.find("benchmark"), "SRT_BENCHMARK_CONCURRENCIES") == "<unset>");
+  CHECK(whole.digest != plan.digest);
+
+  // No grid: nothing to split, whatever the command reads.
+  r.benchmark.command = "bench ${SRT_BENCHMARK_CONCURRENCIES:-1}";
+  r.benchmark.concurrencies.clear();
+  CHECK(srt::make_plan(r, srt::default_profile(), inputs(3)).benchmark_points.empty());
+}

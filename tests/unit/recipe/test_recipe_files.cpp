@@ -65,7 +65,7 @@ TEST_CASE("the shipped 1P1D recipe loads to the expected model", "[recipe]") {
   CHECK(r.frontend.type == "atomesh");
   CHECK_FALSE(r.frontend.enable_multiple_frontends);
   CHECK(r.benchmark.type == "custom");
-  CHECK(r.benchmark.command.find("for c in 4 8 16 32 64 128") != std::string::npos);
+  CHECK(r.benchmark.command.find("for c in ${SRT_BENCHMARK_CONCURRENCIES:-4 8 16 32 64 128}") != std::string::npos);
   CHECK(r.benchmark.command.find("${SRT_FRONTEND_HOST}:${SRT_FRONTEND_PORT}") != std::string::npos);
   REQUIRE(r.health_check);
   CHECK(r.health_check->max_attempts == 720);
@@ -84,7 +84,7 @@ TEST_CASE("the shipped 2P1D recipe has DP attention and 3 nodes and its own grid
   CHECK(r.backend.decode_config["enable-dp-attention"] == srt::Json(true));
   CHECK(r.backend.decode_config["max-num-seqs"] == srt::Json(2048));
   CHECK(env_value(r.backend.prefill_environment, "GPU_MAX_HW_QUEUES") == "5");
-  CHECK(r.benchmark.command.find("for c in 256 512 768 1024 2048") != std::string::npos);
+  CHECK(r.benchmark.command.find("for c in ${SRT_BENCHMARK_CONCURRENCIES:-256 512 768 1024 2048}") != std::string::npos);
   CHECK(r.unsupported_keys.empty());
   auto r1 = srt::load_recipe_file(kRecipes + "disagg-1p1d-tp8.yaml", with_gpus(8));
   CHECK(srt::node_demand(r1, profile) == 2);

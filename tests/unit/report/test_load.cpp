@@ -190,6 +190,34 @@ TEST_CASE("status.json: recorded exit codes fail a point, a bad status.json is n
   CHECK_THAT(error_of(run), Catch::Contains("expected positive integers, got -8"));
 }
 
+TEST_CASE("status.json: the launcher's per-point verdicts name why a point is missing or failed") {
+  TempDir tmp;
+  const fs::path run = tmp.copy_run("4101");
+  // c16 stalled (the client wrote nothing), c32 onwards never ran; c8 has a fine file but the
+  // launcher cut its step as stalled after the client wrote it.
+  for (int c : {16, 32, 64, 128}) fs::remove(run / "fixed-seq" / (std::string(kName1p1d) + "-c" + std::to_string(c) + ".json"));
+  write_file(run / "status.json", R"({"state": "failed", "concurrencies": [4, 8, 16, 32, 64, 128],
+    "benchmark_points": {"4": {"state": "ok"}, "8": {"state": "stalled", "reason": "nothing completed for 20 s"},
+      "16": {"state": "stalled", "reason": "nothing completed for 20 s"},
+      "32": {"state": "not_run", "reason": "the sweep stopped after c16 stalled"},
+      "64": {"state": "not_run", "reason": "the sweep stopped after c16 stalled"}}})");
+  const auto r = srt::report::load_runs(run).at(0);
+  CHECK(at(r, 4).state == PointState::ok);
+  CHECK(at(r, 8).state == PointState::failed);
+  CHECK(at(r, 8).failure == "stalled: nothing completed for 20 s");
+  CHECK(at(r, 16).state == PointState::missing);
+  CHECK_THAT(at(r, 16).failure, Catch::StartsWith("stalled: nothing completed for 20 s (no result file "));
+  CHECK_THAT(at(r, 32).failure, Catch::StartsWith("not run: the sweep stopped after c16 stalled (no result file "));
+  CHECK_THAT(at(r, 128).failure, Catch::StartsWith("no result file "));  // no verdict recorded: as before
+
+  write_file(run / "status.json", R"({"benchmark_points": {"16": "stalled"}})");
+  CHECK_THAT(error_of(run), Catch::Contains("benchmark_points.16") && Catch::Contains("expected {\"state\""));
+  write_file(run / "status.json", R"({"benchmark_points": {"c16": {"state": "ok"}}})");
+  CHECK_THAT(error_of(run), Catch::Contains("benchmark_points.c16") && Catch::Contains("must be a concurrency"));
+  write_file(run / "status.json", R"({"benchmark_points": [1]})");
+  CHECK_THAT(error_of(run), Catch::Contains("benchmark_points"));
+}
+
 TEST_CASE("zero output tokens with completed requests is a failed point") {
   auto doc = result_of("4101", kName1p1d, 4);
   doc["total_output_tokens"] = 0;

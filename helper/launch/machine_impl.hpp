@@ -1,0 +1,87 @@
+// The batch step's state machine (machine.cpp, machine_start.cpp, machine_benchmark.cpp): one
+// class whose states are its member functions, split by stage so each file reads on its own.
+//   plan -> ports -> preflight -> workers -> healthy -> router -> benchmark -> teardown
+// Every state polls the same way (check()): a signal or a critical process ending leaves the
+// normal path at once (Stop), and teardown runs on every path.
+#pragma once
+#include <sys/time.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "launch.hpp"
+#include "run_state.hpp"
+#include "sweep.hpp"
+
+namespace srt::launch {
+
+inline constexpr double kPollSeconds = 0.05;    // signals and exits
+inline constexpr double kProbeSeconds = 0.1;    // readiness: noticed within a tenth of a second
+inline constexpr double kProgressSeconds = 15;  // a progress line at least this often while waiting
+inline constexpr int kTailLines = 30;
+inline constexpr double kSignalRaceSeconds = 0.3;
+inline constexpr double kPortCheckSeconds = 120;  // one srun on every node; slurmstepd start-up under load
+
+// Thrown by a state to leave the normal path; run() records it as the job's outcome.
+struct Stop {
+  Outcome outcome;
+};
+
+inline double unix_now() {
+  timeval tv{};
+  ::gettimeofday(&tv, nullptr);
+  return double(tv.tv_sec) + double(tv.tv_usec) / 1e6;
+}
+
+inline void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+class Launch {
+ public:
+  explicit Launch(const Options& options) : options_(options), started_unix_(unix_now()) {}
+  int run();
+
+ private:
+  // machine.cpp: the path through the states, and what every state uses.
+  void enter(const std::string& state);
+  void describe_plan();
+  RunningStep& start(const Process& p);
+  void check_signal();
+  void throw_if_node_failure();
+  bool check(const RunningStep* awaited = nullptr);
+  void teardown();
+  std::string address(const Process& p) const { return job_.plan.nodes.at(std::size_t(p.node_index)).address; }
+
+  // machine_start.cpp: everything before the benchmark.
+  void check_nodes_and_ports();
+  std::string port_check_failure(const std::string& out, int status);
+  void preflight();
+  void start_workers();
+  void wait_healthy();
+  void start_router();
+
+  // machine_benchmark.cpp: the benchmark, one step for the sweep or one per point, and its results.
+  void run_benchmark();
+  bool await_step(std::size_t index);
+  void run_whole_sweep(const Process& bench);
+  void run_points();
+  std::filesystem::path results_path() const;
+  void check_results();
+
+  Options options_;
+  Job job_;
+  bool loaded_ = false;
+  Console console_;
+  std::vector<RunningStep> steps_;
+  std::vector<SweepPoint> points_;  // sized once (steps_ point at their processes)
+  int stall_ = 0;                    // the stall timeout in force
+  std::string stall_seen_;           // what the stall watch saw last, for the reason
+  Outcome outcome_;
+  Timings timings_;
+  std::string state_;
+  double started_unix_;
+};
+
+}  // namespace srt::launch

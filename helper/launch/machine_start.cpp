@@ -1,0 +1,234 @@
+// The states before the benchmark: the nodes and ports checked, every role's image probed, the
+// workers started and healthy, the router up with every worker listed.
+#include <signal.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "machine_impl.hpp"
+#include "port_check.hpp"
+#include "preflight.hpp"
+#include "probe.hpp"
+#include "srt/error.hpp"
+
+namespace srt::launch {
+
+// Nothing of the job's runs yet: its nodes must be its own (exclusive profiles) and every port
+// the Plan gives a node free there, or the job stops now naming node and port, rather than a
+// worker dying of EADDRINUSE or a probe finding another job's worker (issue 23, finding 5).
+void Launch::check_nodes_and_ports() {
+  enter("ports");
+  std::string note;
+  if (const auto problem = exclusivity_problem(job_, note)) throw Stop{{"failed", *problem + " (no worker was started)", 1}};
+  if (!note.empty()) console_.line("ports: " + note);
+  const StepCommand cmd = port_check_command(job_);
+  int status = 0;
+  const std::string out = run_capture(cmd.argv(), kPortCheckSeconds, &status, true);
+  check_signal();
+  // Every held port goes to the console; the reason names the first one per node and counts
+  // the rest (another job's workers hold dozens).
+  std::vector<std::pair<std::string, int>> first_per_node;  // "node X: port P (...) ...", count
+  std::size_t from = 0;
+  while (from < out.size()) {
+    const std::size_t end = std::min(out.find('\n', from), out.size());
+    const std::string line = out.substr(from, end - from);
+    from = end + 1;
+    const std::size_t at = line.find("node ");
+    if (line.find("cannot be bound") == std::string::npos || at == std::string::npos) continue;
+    console_.line(line);
+    const std::string what = line.substr(at), node = what.substr(0, what.find(':'));
+    auto same = std::find_if(first_per_node.begin(), first_per_node.end(),
+                             [&](const auto& f) { return f.first.rfind(node + ":", 0) == 0; });
+    if (same == first_per_node.end()) first_per_node.emplace_back(what, 1);
+    else ++same->second;
+  }
+  std::string busy;
+  for (const auto& [line, count] : first_per_node)
+    busy += (busy.empty() ? "" : "; ") + line +
+            (count > 1 ? " (and " + std::to_string(count - 1) + " more planned port(s) on that node)" : "");
+  if (status == 0) {
+    console_.line("ports: every planned port is free on all " + std::to_string(job_.plan.nodes.size()) + " nodes");
+    return;
+  }
+  if (busy.empty()) busy = port_check_failure(out, status);
+  throw Stop{{"failed", "ports: " + busy + " (no worker was started)", 1}};
+}
+
+// The step itself failed (a node that cannot run the job's steps: the plugin's task_init
+// refusing, slurmstepd errors) or timed out. Its output is kept as <node>_port_check.out for
+// each node that did not report, and the reason names the node, the first "srt:" line (what
+// the plugin said: node, library path) and that file, as a failed preflight probe's does.
+std::string Launch::port_check_failure(const std::string& out, int status) {
+  std::vector<std::string> silent;
+  for (const auto& n : job_.plan.nodes)
+    if (out.find("port-check: node " + n.name + ": ") == std::string::npos) silent.push_back(n.name);
+  std::string said;
+  for (std::size_t at = out.find("srt: "); at != std::string::npos && said.empty(); at = out.find("srt: ", at + 1))
+    said = out.substr(at, out.find('\n', at) - at);
+  std::string why = "the port check step " + std::string(status == -1 ? "did not finish in " +
+                    std::to_string(int(kPortCheckSeconds)) + " s" : "failed (exit code " + std::to_string(status) + ")");
+  std::string nodes, logs;
+  for (const auto& n : silent) {
+    nodes += (nodes.empty() ? "" : ", ") + n;
+    const std::string name = n + "_port_check.out";
+    if (job_.logs) {
+      try {
+        job_.logs->write_file(name, out);
+        logs += (logs.empty() ? "" : ", ") + job_.log_dir + "/" + name;
+      } catch (const Error& e) {
+        console_.line("ports: " + std::string(e.what()));
+      }
+    }
+  }
+  if (!nodes.empty()) why += " on " + nodes;
+  if (!said.empty()) why += ": " + said;
+  if (!logs.empty()) why += "; its output is in " + logs;
+  console_.line("ports: " + why);
+  return why;
+}
+
+// The probe in each role's image, all roles at once, before any worker starts: a missing
+// piece or (profile identity_mismatch: stop) an image that is not the recipe's identity ends
+// the job here, in seconds rather than after a model load. Bounded by the health budget: a
+// first pull of an image under pyxis can take minutes, and the named container is reused.
+void Launch::preflight() {
+  enter("preflight");
+  std::vector<ProbeStep> probes = probe_steps(job_);
+  std::vector<Child> running;
+  for (const auto& s : probes) running.push_back(Child::spawn(s.command.argv(), s.command.env, s.command.unset_env));
+  console_.line("preflight: probing " + std::to_string(probes.size()) + " role image(s)");
+  const double deadline = console_.seconds() + job_.health_budget_seconds;
+  auto all_done = [&] {
+    bool done = true;
+    for (auto& c : running) done = c.finished() && done;
+    return done;
+  };
+  try {
+    while (!all_done()) {
+      check_signal();
+      if (console_.seconds() >= deadline)
+        throw Stop{{"failed", "preflight probes did not finish within " + std::to_string(job_.health_budget_seconds) +
+                                  " s (health_check budget)", 1}};
+      sleep_s(kPollSeconds);
+    }
+  } catch (const Stop&) {
+    for (auto& c : running) if (!c.finished()) c.signal(SIGTERM);  // srun passes it to the step
+    sleep_s(1);
+    throw;  // ~Child kills and reaps what is left
+  }
+  const PreflightVerdict v = judge_probes(job_, probes);
+  for (const auto& f : v.prints)
+    console_.line("  " + f.role + " on " + f.node + ": " + f.engine_module + " " +
+                  (f.engine_version.empty() ? "(no version)" : f.engine_version) +
+                  (f.engine_commit.empty() ? "" : ", commit " + f.engine_commit) + "; mooncake " +
+                  (f.mooncake_version.empty() ? "-" : f.mooncake_version) + "; router " +
+                  (f.router_version.empty() ? "-" : f.router_version));
+  for (const auto& line : v.kv_notes) console_.line("  " + line);
+  console_.line("fingerprints in " + job_.job_dir + "/fingerprints.json");
+  std::string why;
+  for (const auto& line : v.missing) {
+    console_.line("preflight: missing: " + line);
+    why += (why.empty() ? "" : "; ") + line;
+  }
+  const bool stop_on_identity = job_.profile.identity_mismatch != "warn";
+  for (const auto& m : v.mismatches) {
+    console_.line(std::string("preflight: ") + (stop_on_identity ? "identity mismatch: " : "warning: identity mismatch: ") +
+                  m.line());
+    if (stop_on_identity) why += (why.empty() ? "" : "; ") + m.line();
+  }
+  if (!v.kv_problem.empty()) {
+    console_.line("preflight: " + v.kv_problem);
+    why += (why.empty() ? "" : "; ") + v.kv_problem;
+  }
+  if (!why.empty()) throw Stop{{"failed", "preflight: " + why + " (no worker was started)", 1}};
+  console_.line("preflight: every role's image has what it needs" +
+                std::string(v.mismatches.empty() ? " and is the recipe's identity" : ""));
+}
+
+// Relay mode: each worker's kv-relay (a host step) is launched before the workers, so the ingress
+// its ranks connect to is there, or coming, when they publish their first events.
+void Launch::start_workers() {
+  enter("workers");
+  std::size_t relays = 0;
+  for (const auto& p : job_.plan.processes)
+    if (p.role == "kv-relay") {
+      start(p);
+      ++relays;
+    }
+  for (const auto& p : job_.plan.processes)
+    if (p.is_worker()) start(p);
+  console_.line("started " + std::to_string(steps_.size() - relays) + " worker steps" +
+                (relays ? " after " + std::to_string(relays) + " kv-relay steps" : ""));
+}
+
+void Launch::wait_healthy() {
+  enter("healthy");
+  std::vector<const Process*> workers;
+  for (const auto& p : job_.plan.processes)
+    if (p.is_worker() && p.readiness.kind == "http") workers.push_back(&p);
+  std::set<const Process*> healthy;
+  std::map<const Process*, std::string> why;
+  const double deadline = console_.seconds() + job_.health_budget_seconds;
+  double last_probe = -1, last_print = -1;
+  std::size_t printed = std::size_t(-1);
+  for (;;) {
+    check();
+    const double now = console_.seconds();
+    if (now - last_probe >= kProbeSeconds) {
+      last_probe = now;
+      for (const Process* w : workers) {
+        if (healthy.count(w)) continue;
+        const ProbeResult r = http_get(address(*w), w->readiness.port, w->readiness.path);
+        if (r.ok) healthy.insert(w);
+        else why[w] = r.why;
+      }
+    }
+    if (healthy.size() != printed || now - last_print >= kProgressSeconds) {
+      console_.line("workers healthy " + std::to_string(healthy.size()) + "/" + std::to_string(workers.size()));
+      printed = healthy.size();
+      last_print = now;
+    }
+    if (healthy.size() == workers.size()) return;
+    if (now >= deadline) {
+      std::string missing;
+      for (const Process* w : workers)
+        if (!healthy.count(w))
+          missing += (missing.empty() ? "" : "; ") + w->name + " on " + w->node + " (http://" + address(*w) + ":" +
+                     std::to_string(w->readiness.port) + w->readiness.path + ": " + why[w] + ")";
+      throw Stop{{"failed", "workers not healthy after " + std::to_string(job_.health_budget_seconds) +
+                                " s (health_check max_attempts x interval_seconds): " + missing, 1}};
+    }
+    sleep_s(kPollSeconds);
+  }
+}
+
+void Launch::start_router() {
+  const Process* router = job_.plan.find("router");
+  if (!router) return;
+  enter("router");
+  start(*router);
+  int prefill = 0, decode = 0;
+  for (const auto& p : job_.plan.processes) {
+    if (p.role == "prefill") ++prefill;
+    if (p.role == "decode" || p.role == "agg") ++decode;
+  }
+  const double deadline = console_.seconds() + job_.health_budget_seconds;
+  std::string why = "no answer yet";
+  double last_probe = -1;
+  for (;;) {
+    check();
+    const double now = console_.seconds();
+    if (now - last_probe >= kProbeSeconds) {
+      last_probe = now;
+      if (workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), prefill, decode, why))
+        break;
+    }
+    if (now >= deadline)
+      throw Stop{{"failed", "the router's /workers did not list every worker within " +
+                                std::to_string(job_.health_budget_seconds) + " s: " + why, 1}};
+    sleep_s(kPollSeconds);
+  }
+  console_.line("router ready: " + why);
+}
+}  // namespace srt::launch
