@@ -21,6 +21,10 @@ void add_launch(CLI::App& app) {
   cmd->add_option("--stall-policy", o->stall_policy, "After a stalled concurrency point (a benchmark reading "
                   "SRT_BENCHMARK_CONCURRENCIES runs one step per point): stop the sweep (default) or continue with the next")
       ->check(CLI::IsMember({"stop", "continue"}));
+  cmd->add_option("--points", o->points, "Run only these of the recipe's concurrency points (comma-separated; "
+                  "run --resume passes the ones its earlier job left missing or failed)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--dry-run", o->dry_run, "Print every step's srun command line as JSON and start nothing");
   cmd->add_option("--recipe", o->recipe, "Dry run outside a job: the recipe");
   cmd->add_option("--nodelist", o->nodelist, "Dry run outside a job: the node list");

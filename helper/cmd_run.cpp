@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "run/run.hpp"
+#include "safe_dir.hpp"
 #include "srt/report.hpp"
 
 namespace srt::helper {
@@ -19,12 +20,13 @@ namespace {
 
 struct RunArgs {
   run::SubmitRequest request;
+  std::string resume;  // --resume RESULTS/JOBID
   std::string results;
   double timeout = 0;
   bool pictures = true;
 };
 
-int run_recipe(const RunArgs& a) {
+int run_recipe(const RunArgs& a, const run::Resume* resume = nullptr) {
   const run::Submitted job = run::submit(a.request);
   std::printf("Submitted batch job %llu\n", static_cast<unsigned long long>(job.job_id));
   const std::string follow =
@@ -34,7 +36,8 @@ int run_recipe(const RunArgs& a) {
   std::printf("job %llu ended: %s, exit code %s%s\n", static_cast<unsigned long long>(job.job_id),
               end.state.c_str(), end.exit_code.c_str(), end.timed_out_waiting ? " (stopped waiting)" : "");
 
-  const run::Collected c = run::collect(job, a.results, job.recipe.benchmark.concurrencies);
+  const std::vector<int> expected = resume ? resume->points : job.recipe.benchmark.concurrencies;
+  run::Collected c = run::collect(job, a.results, expected);
   for (const auto& left_out : c.not_copied) std::printf("note: not copied: %s\n", left_out.c_str());
   if (!c.launcher_state.empty() && c.launcher_state != "completed")
     std::printf("reason: %s: %s\n", c.launcher_state.c_str(), c.launcher_reason.c_str());
@@ -43,6 +46,16 @@ int run_recipe(const RunArgs& a) {
                 p.problem.empty() ? ("ok: " + std::to_string(p.completed) + " completed, " +
                                      std::to_string(p.output_tokens) + " output tokens").c_str()
                                   : ("FAILED: " + p.problem).c_str());
+  bool merged_valid = false;
+  if (resume) {
+    const std::vector<int> left = run::merge_resume(*resume, c, job.job_id);
+    std::string still;
+    for (int n : left) still += " c" + std::to_string(n);
+    std::printf("merged into %s (job %llu's tree): %s\n", resume->dir.c_str(),
+                static_cast<unsigned long long>(resume->job_id), left.empty() ? "every point valid" : ("still not valid:" + still).c_str());
+    merged_valid = left.empty();
+    c.dir = resume->dir;  // the report and the verdict are the merged sweep's
+  }
   try {
     const auto runs = report::load_runs(c.dir);
     for (const auto& r : runs) std::printf("\n%s", report::render_table(r).c_str());
@@ -56,9 +69,32 @@ int run_recipe(const RunArgs& a) {
   } catch (const std::exception& e) {
     std::printf("no report: %s\n", e.what());
   }
-  const bool ok = end.state == "COMPLETED" && end.exit_code == "0:0" && c.all_valid;
+  const bool ok = end.state == "COMPLETED" && end.exit_code == "0:0" && c.all_valid && (!resume || merged_valid);
   std::printf("results: %s\n", c.dir.c_str());
   return ok ? 0 : 1;
+}
+
+int resume_run(RunArgs a) {
+  if (!a.request.recipe.empty() || !a.request.dash_f.empty() || !a.request.set.empty() || !a.request.unset.empty())
+    throw CLI::ValidationError("--resume", "takes no recipe, --set or --unset: it runs the earlier job's own recipe.yaml again");
+  const Profile profile = helper::load_profile(a.request.profile);
+  const run::Resume r = run::read_resume(a.resume, profile);
+  std::string points;
+  for (int n : r.points) points += " c" + std::to_string(n);
+  if (r.points.empty()) {
+    std::printf("nothing to resume: every point of job %llu in %s is valid\n", static_cast<unsigned long long>(r.job_id),
+                r.dir.c_str());
+    return 0;
+  }
+  std::printf("resuming job %llu (%s):%s, missing or failed there\n", static_cast<unsigned long long>(r.job_id),
+              r.dir.c_str(), points.c_str());
+  // The recipe the earlier job's plugin validated, from a private directory (as --set's effective
+  // recipe is): the plugin snapshots it at submit, nothing reads the path afterwards.
+  helper::TempDir tmp("srt-resume.");
+  tmp.dir().write_file("recipe.yaml", r.recipe_text, 0600);
+  a.request.recipe = tmp.dir().path_of("recipe.yaml");
+  a.request.points = r.points;
+  return run_recipe(a, &r);
 }
 
 }  // namespace
@@ -70,7 +106,10 @@ void add_run(CLI::App& app) {
   cmd->add_option("--results", args->results, "Copy the job's results here (default: leave them in the profile's results_root)");
   cmd->add_option("--timeout", args->timeout, "Stop waiting after this many seconds");
   cmd->add_flag("!--no-pictures", args->pictures, "Do not draw the throughput-vs-interactivity picture");
-  cmd->callback([args] { exit_code = run_recipe(*args); });
+  cmd->add_option("--resume", args->resume,
+                  "Run again the points missing or failed in RESULTS/JOBID (a job that ran one step per point), "
+                  "with its own recipe, and merge them into that tree");
+  cmd->callback([args] { exit_code = args->resume.empty() ? run_recipe(*args) : resume_run(*args); });
 }
 
 }  // namespace srt::helper

@@ -2,6 +2,7 @@
 // Plan computed here is the Plan every slurmstepd computed (checked by digest).
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <memory>
@@ -111,6 +112,7 @@ Job load_job(const Options& o) {
   RecipeOptions ro;
   ro.default_gpus_per_node = job.profile.gpus_per_node;
   job.recipe = load_recipe_text(text, recipe_path, ro);
+  job.recipe_text = text;
   if (!job.recipe.unsupported_keys.empty())
     fail("this recipe uses what srt-spank cannot launch yet: " + keys_list(job.recipe.unsupported_keys),
          "remove those keys (srt-helper validate lists them), or run the recipe with srtctl");
@@ -118,6 +120,21 @@ Job load_job(const Options& o) {
   in.addresses = slurmapi::resolve_addresses(in.nodes, job.profile);
   job.plan = make_plan(job.recipe, job.profile, in);
   job.plan_inputs = in;
+  job.points = job.plan.benchmark_points;
+  if (!o.points.empty()) {
+    if (job.plan.benchmark_points.empty())
+      fail("--points needs a benchmark that runs one step per point, and this recipe's command does not read " +
+               std::string(kBenchmarkPointsVariable),
+           "loop over ${" + std::string(kBenchmarkPointsVariable) + ":-<grid>} in benchmark.command, or run the whole sweep");
+    std::string grid;
+    for (int c : job.plan.benchmark_points) grid += " " + std::to_string(c);
+    for (int c : o.points)
+      if (std::find(job.plan.benchmark_points.begin(), job.plan.benchmark_points.end(), c) == job.plan.benchmark_points.end())
+        fail("--points: " + std::to_string(c) + " is not a point of the recipe's grid (benchmark.concurrencies:" + grid + ")");
+    job.points.clear();
+    for (int c : job.plan.benchmark_points)
+      if (std::find(o.points.begin(), o.points.end(), c) != o.points.end()) job.points.push_back(c);
+  }
 
   const std::string digest = env("SRT_PLAN_DIGEST");
   if (in_job && digest.empty())

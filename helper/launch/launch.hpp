@@ -29,6 +29,9 @@ struct Options {
   // suspect; the points after it are not run) or go on with the next point.
   bool stall_continue = false;
   std::string stall_policy = "stop";  // as given on the command line
+  // --points: run only these of the Plan's benchmark_points (`run --resume` passes the points
+  // its earlier job left missing or failed); empty: every point.
+  std::vector<int> points;
   // --dry-run: print every step's command line (JSON) and start nothing. Outside a job it
   // reads --recipe, --nodelist and --job-id instead of the job's snapshot and environment.
   bool dry_run = false;
@@ -53,6 +56,8 @@ struct Job {
   bool rdma = false;          // mooncake_protocol rdma: /dev/infiniband, providers, memlock
   std::string srt_exec;       // host path of srt-exec
   std::string srt_helper;     // host path of this program (kv-relay steps run it)
+  std::string recipe_text;    // what the plugin validated (the snapshot), kept as <job_dir>/recipe.yaml
+  std::vector<int> points;    // the benchmark points this job runs: the Plan's, or --points of them
 };
 
 // Reads the job's snapshot, the profile, SLURM_JOB_NODELIST and SLURM_JOB_ID, computes the

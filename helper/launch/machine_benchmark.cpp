@@ -70,7 +70,7 @@ void Launch::run_whole_sweep(const Process& bench) {
 // (--stall-policy continue goes on). A point whose step fails is recorded and the sweep goes on.
 // A worker or the router ending, or a signal, still ends everything at once (check()).
 void Launch::run_points() {
-  points_ = sweep_points(job_.plan);
+  points_ = sweep_points(job_.plan, job_.points);
   std::string grid;
   for (const auto& pt : points_) grid += " c" + std::to_string(pt.concurrency);
   console_.line("benchmark: one step per point (the command reads " + std::string(kBenchmarkPointsVariable) + "):" + grid +

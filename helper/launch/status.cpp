@@ -3,6 +3,7 @@
 
 #include "child.hpp"
 #include "run_state.hpp"
+#include "srt/digest.hpp"
 #include "srt/error.hpp"
 
 namespace srt::launch {
@@ -25,8 +26,13 @@ void write_status(const Job& job, const std::vector<RunningStep>& steps, const O
   j["job_id"] = job.plan.job_id;
   j["recipe"] = job.recipe.name;
   j["plan_digest"] = job.plan.digest;
-  // What `srt-helper report` needs to show a concurrency that produced no file as missing.
-  if (!job.recipe.benchmark.concurrencies.empty()) j["concurrencies"] = job.recipe.benchmark.concurrencies;
+  // What `srt-helper report` needs to show a concurrency that produced no file as missing: the
+  // points this job runs (a resumed job runs only some of the grid).
+  if (!job.plan.benchmark_points.empty()) j["concurrencies"] = job.points;
+  else if (!job.recipe.benchmark.concurrencies.empty()) j["concurrencies"] = job.recipe.benchmark.concurrencies;
+  // What `run --resume` checks before it runs the same recipe again (recipe.yaml beside this).
+  j["recipe_digest"] = sha256_hex(job.recipe_text);
+  j["profile_digest"] = job.profile.digest;
   j["state"] = outcome.state;
   j["reason"] = outcome.reason;
   j["started_unix"] = started_unix;
@@ -49,6 +55,12 @@ void write_status(const Job& job, const std::vector<RunningStep>& steps, const O
   }
   points_to_status(points, j);
   write_json(*job.dir, "status.json", j);
+  // The recipe as validated, for `run --resume` (status.json's recipe_digest is its SHA-256).
+  try {
+    if (job.dir->kind_of("recipe.yaml") == "missing") job.dir->write_file("recipe.yaml", job.recipe_text);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "srt-helper launch: %s\n", e.what());
+  }
   // The Plan beside the results: GPU counts for the report and InferenceX's file names.
   write_json(*job.dir, "plan.json", plan_to_json(job.plan));
 }

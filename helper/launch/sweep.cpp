@@ -3,11 +3,11 @@
 
 namespace srt::launch {
 
-std::vector<SweepPoint> sweep_points(const Plan& plan) {
+std::vector<SweepPoint> sweep_points(const Plan& plan, const std::vector<int>& points) {
   std::vector<SweepPoint> out;
   const Process* bench = plan.find("benchmark");
   if (!bench) return out;
-  for (int c : plan.benchmark_points) {
+  for (int c : points) {
     SweepPoint pt;
     pt.concurrency = c;
     pt.process = *bench;

@@ -23,7 +23,8 @@ struct SweepPoint {
 // The per-point steps of the Plan's benchmark: "benchmark:c256", Slurm step benchmark_c256,
 // SRT_BENCHMARK_CONCURRENCIES=256, each appending to the benchmark's log (srtctl's benchmark.out).
 // Empty when the Plan has no points.
-std::vector<SweepPoint> sweep_points(const Plan& plan);
+// `points`: those of the Plan's to run (Job::points).
+std::vector<SweepPoint> sweep_points(const Plan& plan, const std::vector<int>& points);
 
 // The sweep left its normal path (a worker died, a signal, the stall policy): the point that
 // was running gets `reason`, the ones never started are not run, saying why.

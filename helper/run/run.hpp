@@ -19,6 +19,7 @@ struct SubmitRequest {
   std::vector<std::string> sbatch_extra;
   int stall_timeout_seconds = -1;       // --stall-timeout, passed to the launcher; -1: the profile's
   std::string stall_policy;             // --stall-policy, passed to the launcher; "": its default (stop)
+  std::vector<int> points;              // launch --points (run --resume): only these concurrency points
 };
 
 struct Submitted {
@@ -60,6 +61,26 @@ struct Collected {
 // every point. `expected` empty = whatever was found. Throws srt::Error when <results_root>/<job>
 // is not this user's (helper/safe_dir.hpp): someone else made it, or others can write it.
 Collected collect(const Submitted& job, const std::string& results_dir, const std::vector<int>& expected);
+
+// `run --resume RESULTS/JOBID` (issue 24): an earlier job's results tree, checked, and what is
+// left to run in it. Only a tree this user owns and nobody else can write (helper/safe_dir.hpp),
+// of a job that ran one step per point (plan.json's benchmark_points), whose recipe.yaml still
+// has status.json's recipe_digest and whose profile_digest is the profile's now.
+struct Resume {
+  std::string dir;             // RESULTS/JOBID as given
+  std::uint64_t job_id = 0;    // the earlier job
+  std::string recipe_text;     // its recipe.yaml: what its plugin validated
+  std::vector<int> grid;       // its benchmark_points
+  std::vector<int> points;     // of those, the ones without a valid result there: what runs now
+};
+// Throws srt::Error saying why the tree cannot be resumed and what to do.
+Resume read_resume(const std::string& dir, const Profile& profile);
+
+// The new job's valid results for the resumed points copied into the earlier tree's fixed-seq/
+// (each file replaced atomically, never through a link), and its status.json updated: each
+// resumed point's state and the job that ran it ("resumed_by"), benchmark_exit_codes, and
+// completed once every point of the grid is valid. Returns the points still not valid.
+std::vector<int> merge_resume(const Resume& resume, const Collected& fresh, std::uint64_t new_job);
 
 // Where the srt-job script is: beside this program (build tree and install), else on PATH.
 std::string find_job_script();

@@ -85,6 +85,11 @@ Submitted submit(const SubmitRequest& req) {
   if (req.stall_timeout_seconds >= 0)
     o.script_args.insert(o.script_args.end(), {"--stall-timeout", std::to_string(req.stall_timeout_seconds)});
   if (!req.stall_policy.empty()) o.script_args.insert(o.script_args.end(), {"--stall-policy", req.stall_policy});
+  if (!req.points.empty()) {
+    std::string list;
+    for (int c : req.points) list += (list.empty() ? "" : ",") + std::to_string(c);
+    o.script_args.insert(o.script_args.end(), {"--points", list});
+  }
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   const auto args = sbatch_arguments(s.recipe, s.profile, o);
   argv.insert(argv.end(), args.begin(), args.end());

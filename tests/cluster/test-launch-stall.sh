@@ -32,7 +32,9 @@ case "$mode" in
   whole)
     # c4 and c8 take 5 + 10 requests with their warm-ups; the 31st request (inside c16) hangs.
     recipe="$work/whole-sweep.yaml"
+    # shellcheck disable=SC2016  # the variable's name, literally
     sed 's/\${SRT_BENCHMARK_CONCURRENCIES:-\([0-9 ]*\)}/\1/' "$twins/disagg-1p1d-tp8.yaml" > "$recipe"
+    # shellcheck disable=SC2016
     grep -qF '${SRT_BENCHMARK_CONCURRENCIES' "$recipe" && lab_fail "the whole-sweep copy still names the variable"
     hang_after=30 stall=10
     ok=(4 8) stalled=16 not_run=()
@@ -89,4 +91,47 @@ for c in "$stalled" "${not_run[@]}"; do
   compgen -G "$dir/fixed-seq/*-c$c.json" >/dev/null && lab_fail "a result for c$c, which the hang stopped"
 done
 launch_assert_clean "$jid" 10
-echo "PASS ($mode): the stalled benchmark was cut and the job failed $elapsed s after submission"
+echo "ok ($mode): the stalled benchmark was cut and the job failed $elapsed s after submission"
+
+if [[ "$mode" == whole ]]; then
+  # One step for the whole grid: no point can be run again alone, and --resume says why.
+  rc=0
+  out=$("$SRT_HELPER" run --resume "$dir" --profile "$profile" 2>&1) || rc=$?
+  echo "$out"
+  (( rc != 0 )) || lab_fail "run --resume of a whole-sweep job succeeded"
+  grep -q "cannot resume: job $jid ran its benchmark as one step for the whole grid" <<< "$out" ||
+    lab_fail "run --resume did not say why a whole-sweep job cannot be resumed"
+  squeue -h | grep -q . && lab_fail "run --resume queued something: $(squeue -h)"
+  echo "PASS (whole): a whole-sweep stall ends the sweep; --resume refuses it with the reason"
+  exit 0
+fi
+
+# --resume: the marker is there now (the hang was transient), so a new job with the same recipe
+# runs the points missing or failed in the tree (c512 and later), merged into the same tree.
+t1=$(lab_now)
+rc=0
+out=$(PATH="$LAB_BASE/bin:$PATH" SRTSLURM_CONFIG="$profile" SRT_STANDIN_TOKEN_MS=10 \
+      "$SRT_HELPER" run --resume "$dir" --profile "$profile" --no-pictures --timeout 300 2>&1) || rc=$?
+echo "$out" | tail -25
+rjid=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' <<< "$out")
+[[ -n "$rjid" ]] || lab_fail "run --resume submitted no job"
+(( rc == 0 )) || { launch_show "$rjid"; lab_fail "run --resume exited $rc"; }
+grep -qF "resuming job $jid ($dir): c512 c768 c1024 c2048, missing or failed there" <<< "$out" ||
+  lab_fail "run --resume did not name the points it resumes"
+grep -qF "merged into $dir (job $jid's tree): every point valid" <<< "$out" || lab_fail "run --resume did not merge"
+for c in "${ok[@]}" "$stalled" "${not_run[@]}"; do
+  compgen -G "$dir/fixed-seq/*-c$c.json" >/dev/null || lab_fail "no result for c$c in the merged tree"
+done
+/usr/bin/python3 - "$dir/status.json" "$(launch_job_dir "$rjid")/status.json" "$rjid" <<'PY' || lab_fail "the merged status.json is not as expected"
+import json, sys
+old, new, rjid = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+print("merged:", old["state"], old["reason"], old["resumed_by"])
+assert old["state"] == "completed" and old["resumed_by"] == [rjid]
+assert all(p["state"] == "ok" for p in old["benchmark_points"].values()), old["benchmark_points"]
+assert old["benchmark_points"]["512"]["resumed_by"] == rjid and "resumed_by" not in old["benchmark_points"]["256"]
+assert new["concurrencies"] == [512, 768, 1024, 2048], new["concurrencies"]  # it ran only those
+PY
+report=$("$SRT_HELPER" report "$dir" 2>&1) || { echo "$report"; lab_fail "report of the merged tree failed"; }
+grep -q "5 point(s): 5 ok, 0 failed, 0 missing" <<< "$report" || { echo "$report"; lab_fail "report does not read one valid sweep"; }
+launch_assert_clean "$rjid" 10
+echo "PASS (point): c512 stalled alone, the rest not run; --resume completed the sweep in $(lab_elapsed "$t1") s, one tree"
