@@ -62,7 +62,12 @@ Resume read_resume(const std::string& dir_path, const Profile& profile) {
            "loop over ${" + std::string(kBenchmarkPointsVariable) + ":-<grid>} in benchmark.command and run the recipe again");
 
   const std::optional<std::string> recipe = dir->read_file("recipe.yaml", 4 << 20);
-  if (!recipe) refuse(dir_path, "recipe.yaml is missing or not a regular file", "the job predates run --resume; run the recipe again");
+  if (!recipe) {
+    const std::string kind = dir->kind_of("recipe.yaml");
+    if (kind == "missing") refuse(dir_path, "it holds no recipe.yaml", "the job predates run --resume; run the recipe again");
+    refuse(dir->path_of("recipe.yaml"), "it is a " + kind + ", not a regular file (nothing in a results tree is followed)",
+           "put the job's own recipe.yaml back, or run the recipe again");
+  }
   if (sha256_hex(*recipe) != text_at(status, "recipe_digest"))
     refuse(dir->path_of("recipe.yaml"), "it is not the recipe job " + std::to_string(r.job_id) +
                                             " ran (its SHA-256 differs from status.json's recipe_digest)",

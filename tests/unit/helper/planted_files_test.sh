@@ -21,11 +21,14 @@
 #           is gone once sbatch returns; the home is unchanged.
 # After every attack the sha256 of every file in the victim's home, and the list of its files
 # with their modes and owners, are what they were before.
-# Usage: planted_files_test.sh SRT_HELPER SOURCE_DIR launch|run|submit   (root; else skipped, 77)
+#   resume: `srt-helper run --resume` refuses a tree the attacker made, one others can write, a
+#           recipe.yaml edited or made a symlink, a changed profile; the victim's own tree is
+#           resubmitted with its recipe from a private directory and --points.
+# Usage: planted_files_test.sh SRT_HELPER SOURCE_DIR launch|run|submit|resume   (root; else skipped, 77)
 set -euo pipefail
-helper=${1:?usage: planted_files_test.sh SRT_HELPER SOURCE_DIR launch|run|submit}
-src=${2:?usage: planted_files_test.sh SRT_HELPER SOURCE_DIR launch|run|submit}
-case=${3:?usage: planted_files_test.sh SRT_HELPER SOURCE_DIR launch|run|submit}
+helper=${1:?usage: planted_files_test.sh SRT_HELPER SOURCE_DIR launch|run|submit|resume}
+src=${2:?usage: planted_files_test.sh SRT_HELPER SOURCE_DIR launch|run|submit|resume}
+case=${3:?usage: planted_files_test.sh SRT_HELPER SOURCE_DIR launch|run|submit|resume}
 if (( EUID != 0 )); then echo "SKIP: needs root (runs the attacker and the victim as two uids)"; exit 77; fi
 command -v setpriv >/dev/null || { echo "SKIP: setpriv (util-linux) is not installed"; exit 77; }
 
@@ -246,9 +249,71 @@ case_submit() {
   echo "PASS: submit --set writes the effective recipe in a private directory and removes it"
 }
 
+# run --resume RESULTS/JOBID (issue 24): only a tree of the victim's own that nobody else can
+# write, whose recipe.yaml is a regular file with status.json's digest, with the same profile;
+# each refusal says why, submits nothing and leaves the home alone. The good tree's recipe goes
+# to sbatch from a private directory, with --points for the points it lacks.
+case_resume() {
+  echo 4300 > "$work/rec/next-job"
+  fake_slurm
+  printf '#!/bin/sh\ncase "$*" in *" port-check "*) exit 0 ;; esac\nexit 1\n' > "$work/bin/srun"
+  chmod 755 "$work/bin/srun"
+  local jid=4243 dir="$work/results/4243" forged="$work/results/4244" env out="$work/resume.out" rc
+  read -r -a env <<< "$(job_env "$jid")"
+  # The victim's own job, as the launcher leaves a failed one: status.json, plan.json, recipe.yaml.
+  as_victim "${env[@]}" "$helper" launch --profile "$profile" > "$work/launch.out" 2>&1 || true
+  [[ -f "$dir/recipe.yaml" ]] || { cat "$work/launch.out"; fail "launch kept no recipe.yaml in $dir"; }
+  cmp -s "$dir/recipe.yaml" "$recipe" || fail "recipe.yaml is not the recipe the job ran"
+  refused() {  # NAME TEXT [ARGS...]: run --resume refuses with TEXT, submits nothing
+    local name=$1 text=$2 rc=0
+    shift 2
+    rm -f "$work/rec/sbatch.args"
+    as_victim "$helper" run --resume "$@" --no-pictures --timeout 30 > "$out" 2>&1 || rc=$?
+    cat "$out"
+    check_home "run --resume: $name"
+    (( rc != 0 )) || fail "run --resume went on: $name"
+    grep -qF -- "$text" "$out" || fail "run --resume ($name) does not say '$text'"
+    [[ ! -e "$work/rec/sbatch.args" ]] || fail "run --resume ($name) submitted a job"
+    echo "ok: $name refused"
+  }
+  cp "$dir/recipe.yaml" "$work/recipe.kept"
+  chmod 644 "$work/recipe.kept"
+  as_victim sh -c "echo '# edited after the job' >> '$dir/recipe.yaml'"
+  refused "recipe.yaml edited" "its SHA-256 differs from status.json's recipe_digest" "$dir" --profile "$profile"
+  as_victim rm "$dir/recipe.yaml"
+  as_victim ln -s "$home/secret.txt" "$dir/recipe.yaml"
+  refused "recipe.yaml a symlink" "recipe.yaml: cannot resume: it is a symlink, not a regular file" "$dir" --profile "$profile"
+  as_victim rm "$dir/recipe.yaml"
+  as_victim cp "$work/recipe.kept" "$dir/recipe.yaml"
+  cp "$profile" "$work/profile-changed.yaml"
+  echo "# edited since the job" >> "$work/profile-changed.yaml"
+  refused "profile changed" "the cluster profile changed since job $jid" "$dir" --profile "$work/profile-changed.yaml"
+  chmod 777 "$dir"
+  refused "tree writable by others" "is writable by" "$dir" --profile "$profile"
+  chmod 755 "$dir"
+  # The attacker's tree: a copy of the victim's files (status, plan, recipe digests all agree).
+  as_attacker mkdir -m 755 "$forged"
+  as_attacker cp "$dir/status.json" "$dir/plan.json" "$dir/recipe.yaml" "$forged/"
+  refused "a tree the attacker made" "$forged is owned by uid $attacker" "$forged" --profile "$profile"
+
+  rc=0
+  as_victim "$helper" run --resume "$dir" --profile "$profile" --no-pictures --timeout 30 > "$out" 2>&1 || rc=$?
+  cat "$out"
+  check_home "run --resume of the victim's tree"
+  grep -qF "resuming job $jid ($dir): c4 c8 c16 c32 c64 c128, missing or failed there" "$out" ||
+    fail "run --resume did not name the points the tree lacks"
+  grep -qx -- "--points" "$work/rec/sbatch.args" && grep -qx -- "4,8,16,32,64,128" "$work/rec/sbatch.args" ||
+    fail "sbatch did not get --points 4,8,16,32,64,128: $(tr '\n' ' ' < "$work/rec/sbatch.args")"
+  cmp -s "$work/rec/recipe.yaml" "$work/recipe.kept" || fail "sbatch did not get the job's own recipe.yaml"
+  read -r mode uid _ < "$work/rec/recipe.dir"
+  [[ "$mode" == 700 && "$uid" == "$victim" ]] || fail "the resumed recipe's directory is $mode, uid $uid: not private"
+  echo "PASS: run --resume refuses every tree it must not trust and resubmits the victim's own with --points"
+}
+
 case "$case" in
   launch) case_launch ;;
+  resume) case_resume ;;
   run) case_run ;;
   submit) case_submit ;;
-  *) fail "unknown case '$case' (launch, run or submit)" ;;
+  *) fail "unknown case '$case' (launch, run, submit or resume)" ;;
 esac
