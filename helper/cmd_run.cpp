@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "run/run.hpp"
+#include "launch/failure.hpp"
 #include "safe_dir.hpp"
 #include "srt/report.hpp"
 
@@ -21,12 +22,20 @@ namespace {
 struct RunArgs {
   run::SubmitRequest request;
   std::string resume;  // --resume RESULTS/JOBID
+  int retry = 0;       // --retry N: resubmit without the failed nodes, node failures only
   std::string results;
   double timeout = 0;
   bool pictures = true;
 };
 
-int run_recipe(const RunArgs& a, const run::Resume* resume = nullptr) {
+// What a finished attempt says about trying again elsewhere.
+struct Attempt {
+  int exit_code = 1;
+  std::string failure_class;
+  std::vector<std::string> nodes;
+};
+
+Attempt run_once(const RunArgs& a, const run::Resume* resume) {
   const run::Submitted job = run::submit(a.request);
   std::printf("Submitted batch job %llu\n", static_cast<unsigned long long>(job.job_id));
   const std::string follow =
@@ -41,6 +50,10 @@ int run_recipe(const RunArgs& a, const run::Resume* resume = nullptr) {
   for (const auto& left_out : c.not_copied) std::printf("note: not copied: %s\n", left_out.c_str());
   if (!c.launcher_state.empty() && c.launcher_state != "completed")
     std::printf("reason: %s: %s\n", c.launcher_state.c_str(), c.launcher_reason.c_str());
+  std::string nodes;
+  for (const auto& n : c.failure_nodes) nodes += (nodes.empty() ? "" : ",") + n;
+  if (!c.failure_class.empty())
+    std::printf("failure class: %s%s\n", c.failure_class.c_str(), nodes.empty() ? "" : (" (" + nodes + ")").c_str());
   for (const auto& p : c.points)
     std::printf("  c%-6d %s\n", p.concurrency,
                 p.problem.empty() ? ("ok: " + std::to_string(p.completed) + " completed, " +
@@ -71,7 +84,33 @@ int run_recipe(const RunArgs& a, const run::Resume* resume = nullptr) {
   }
   const bool ok = end.state == "COMPLETED" && end.exit_code == "0:0" && c.all_valid && (!resume || merged_valid);
   std::printf("results: %s\n", c.dir.c_str());
-  return ok ? 0 : 1;
+  return {ok ? 0 : 1, c.failure_class, c.failure_nodes};
+}
+
+// --retry N: a job that failed because of a node (failure class "node") is submitted again
+// without the nodes it names (sbatch --exclude), up to N times; any other failure is the
+// recipe's, the image's or the engine's, and would fail the same way elsewhere.
+int run_recipe(RunArgs a, const run::Resume* resume = nullptr) {
+  std::vector<std::string> excluded;
+  for (int attempt = 0;; ++attempt) {
+    const Attempt r = run_once(a, resume);
+    if (r.exit_code == 0 || !launch::retry_elsewhere(r.failure_class) || r.nodes.empty()) return r.exit_code;
+    for (const auto& n : r.nodes)
+      if (std::find(excluded.begin(), excluded.end(), n) == excluded.end()) excluded.push_back(n);
+    std::string list;
+    for (const auto& n : excluded) list += (list.empty() ? "" : ",") + n;
+    if (attempt >= a.retry) {
+      std::printf("a node failed: to run it again without %s, add to the command: -- --exclude=%s%s\n", list.c_str(),
+                  list.c_str(), a.retry > 0 ? "" : " (or pass --retry N)");
+      return r.exit_code;
+    }
+    std::printf("retry %d of %d: a node failed (%s); submitting again with --exclude=%s\n", attempt + 1, a.retry,
+                list.c_str(), list.c_str());
+    auto& extra = a.request.sbatch_extra;
+    extra.erase(std::remove_if(extra.begin(), extra.end(), [](const std::string& o) { return o.rfind("--exclude=", 0) == 0; }),
+                extra.end());
+    extra.push_back("--exclude=" + list);
+  }
 }
 
 int resume_run(RunArgs a) {
@@ -106,6 +145,9 @@ void add_run(CLI::App& app) {
   cmd->add_option("--results", args->results, "Copy the job's results here (default: leave them in the profile's results_root)");
   cmd->add_option("--timeout", args->timeout, "Stop waiting after this many seconds");
   cmd->add_flag("!--no-pictures", args->pictures, "Do not draw the throughput-vs-interactivity picture");
+  cmd->add_option("--retry", args->retry,
+                  "When the job fails because of a node, submit it again without that node, up to N times")
+      ->check(CLI::Range(0, 10));
   cmd->add_option("--resume", args->resume,
                   "Run again the points missing or failed in RESULTS/JOBID (a job that ran one step per point), "
                   "with its own recipe, and merge them into that tree");

@@ -28,16 +28,17 @@ int Launch::run() {
     wait_healthy();
     start_router();
     run_benchmark();
-    outcome_ = {"completed", "benchmark finished", 0};
+    outcome_ = {"completed", "benchmark finished", 0, "", {}};
   } catch (const Stop& stop) {
     outcome_ = stop.outcome;
   } catch (const Error& e) {
-    outcome_ = {"failed", e.what(), 1};
+    // Before the plan the job's inputs are wrong; later a step's command could not be started.
+    outcome_ = {"failed", e.what(), 1, failure_class(loaded_ ? Cause::internal : Cause::recipe), {}};
     console_.line(std::string("error: ") + e.what());
   } catch (const std::exception& e) {
     // Anything else (a library's exception on input it did not expect) is still a failed job
     // in the state it reached: the steps are stopped, status.json and the logs written.
-    outcome_ = {"failed", "internal error during " + state_ + ": " + e.what(), 1};
+    outcome_ = {"failed", "internal error during " + state_ + ": " + e.what(), 1, failure_class(Cause::internal), {}};
     console_.line("error: " + outcome_.reason);
   }
   teardown();
@@ -74,9 +75,11 @@ RunningStep& Launch::start(const Process& p) {
 void Launch::check_signal() {
   if (const int sig = pending_signal()) {
     if (sig == SIGUSR1)
-      throw Stop{{"timeout", "time limit: Slurm sent SIGUSR1 (--signal=B:USR1) during " + state_, 1}};
+      throw Stop{{"timeout", "time limit: Slurm sent SIGUSR1 (--signal=B:USR1) during " + state_, 1,
+                  failure_class(Cause::time_limit), {}}};
     throw_if_node_failure();  // slurmctld's TERM for a NODE_FAIL job is not a user's scancel
-    throw Stop{{"cancelled", std::string("cancelled: ") + ::strsignal(sig) + " during " + state_, 1}};
+    throw Stop{{"cancelled", std::string("cancelled: ") + ::strsignal(sig) + " during " + state_, 1,
+                failure_class(Cause::cancelled), {}}};
   }
 }
 
@@ -84,9 +87,10 @@ void Launch::throw_if_node_failure() {
   std::vector<std::string> nodes;
   for (const auto& n : job_.plan.nodes) nodes.push_back(n.name);
   std::string asked;
-  if (const auto why = node_failure(job_.plan.job_id, nodes, steps_, &asked)) {
+  std::vector<std::string> failed_nodes;
+  if (const auto why = node_failure(job_.plan.job_id, nodes, steps_, &asked, &failed_nodes)) {
     console_.line(*why + " during " + state_);
-    throw Stop{{"failed", *why + " during " + state_, 1}};
+    throw failed(Cause::node_failure, *why + " during " + state_, failed_nodes);
   }
   console_.line("Slurm: " + asked + " (not a node failure)");
 }
@@ -114,7 +118,7 @@ bool Launch::check(const RunningStep* awaited) {
       // Whatever its exit code: srun of a step on a node Slurm declared failed exits 0
       // ("srun: error: Node failure on node2"), seen on the lab with Slurm 22.05.
       throw_if_node_failure();
-      throw Stop{{"failed", what, 1}};
+      throw failed(Cause::step_ended, what, {s.process->node}, s.process->role);
     }
   }
   return awaited_ended;

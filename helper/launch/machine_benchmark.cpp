@@ -1,5 +1,7 @@
 // The benchmark state: one step running the recipe's own loop, or one step per concurrency point
 // (sweep.hpp), watched for stalls (stall.hpp), and the results judged by the one validity gate.
+#include <algorithm>
+
 #include "../results.hpp"
 #include "machine_impl.hpp"
 #include "stall.hpp"
@@ -54,14 +56,14 @@ void Launch::run_whole_sweep(const Process& bench) {
                             "); the benchmark and every worker were stopped (--stall-timeout " + std::to_string(stall_) + ")";
     console_.line(why);
     console_.tail(job_.log_dir + "/" + bench.log_file, kTailLines);
-    throw Stop{{"failed", why, 1}};
+    throw failed(Cause::stalled, why);
   }
   RunningStep& done = steps_[index];
   if (done.srun.exit_code() != 0) {
     const std::string what = "benchmark ended (" + done.srun.describe() + ")";
     console_.line(what);
     console_.tail(job_.log_dir + "/" + bench.log_file, kTailLines);
-    throw Stop{{"failed", what, 1}};
+    throw failed(Cause::step_ended, what, {bench.node}, "benchmark");
   }
 }
 
@@ -111,7 +113,10 @@ void Launch::run_points() {
   }
   write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
   for (const auto& pt : points_)
-    if (pt.state != "ok") throw Stop{{"failed", "benchmark: " + points_summary(points_), 1}};
+    if (pt.state != "ok") {
+      const bool stalled = std::any_of(points_.begin(), points_.end(), [](const SweepPoint& p) { return p.state == "stalled"; });
+      throw failed(stalled ? Cause::stalled : Cause::results, "benchmark: " + points_summary(points_));
+    }
   console_.line("benchmark results: " + std::to_string(points_.size()) + " point(s) under " +
                 (results_path() / "fixed-seq").string() + ", every one valid");
 }
@@ -135,7 +140,7 @@ void Launch::check_results() {
   for (const auto& p : v.points)
     console_.line("  c" + std::to_string(p.concurrency) + ": " +
                   (p.problem.empty() ? "ok, " + std::to_string(p.completed) + " completed" : p.problem));
-  if (!v.valid) throw Stop{{"failed", "benchmark results invalid: " + v.problems(), 1}};
+  if (!v.valid) throw failed(Cause::results, "benchmark results invalid: " + v.problems());
   console_.line("benchmark results: " + std::to_string(v.points.size()) + " point(s) under " + (dir / "fixed-seq").string() +
                 ", every one valid");
 }

@@ -30,6 +30,12 @@ struct Stop {
   Outcome outcome;
 };
 
+// The Stop of a failed job: its reason, its failure class and the nodes it involves.
+inline Stop failed(Cause cause, std::string reason, std::vector<std::string> nodes = {}, const std::string& role = {}) {
+  Outcome o{"failed", std::move(reason), 1, failure_class(cause, role), std::move(nodes)};
+  return Stop{std::move(o)};
+}
+
 inline double unix_now() {
   timeval tv{};
   ::gettimeofday(&tv, nullptr);

@@ -20,7 +20,7 @@ namespace srt::launch {
 void Launch::check_nodes_and_ports() {
   enter("ports");
   std::string note;
-  if (const auto problem = exclusivity_problem(job_, note)) throw Stop{{"failed", *problem + " (no worker was started)", 1}};
+  if (const auto problem = exclusivity_problem(job_, note)) throw failed(Cause::not_exclusive, *problem + " (no worker was started)");
   if (!note.empty()) console_.line("ports: " + note);
   const StepCommand cmd = port_check_command(job_);
   int status = 0;
@@ -51,8 +51,14 @@ void Launch::check_nodes_and_ports() {
     console_.line("ports: every planned port is free on all " + std::to_string(job_.plan.nodes.size()) + " nodes");
     return;
   }
-  if (busy.empty()) busy = port_check_failure(out, status);
-  throw Stop{{"failed", "ports: " + busy + " (no worker was started)", 1}};
+  std::vector<std::string> nodes;  // those holding a port, else those whose check did not report
+  for (const auto& [line, count] : first_per_node) nodes.push_back(line.substr(5, line.find(':') - 5));  // "node X: ..."
+  if (busy.empty()) {
+    busy = port_check_failure(out, status);
+    for (const auto& n : job_.plan.nodes)
+      if (out.find("port-check: node " + n.name + ": ") == std::string::npos) nodes.push_back(n.name);
+  }
+  throw failed(Cause::ports_busy, "ports: " + busy + " (no worker was started)", nodes);
 }
 
 // The step itself failed (a node that cannot run the job's steps: the plugin's task_init
@@ -108,8 +114,8 @@ void Launch::preflight() {
     while (!all_done()) {
       check_signal();
       if (console_.seconds() >= deadline)
-        throw Stop{{"failed", "preflight probes did not finish within " + std::to_string(job_.health_budget_seconds) +
-                                  " s (health_check budget)", 1}};
+        throw failed(Cause::image, "preflight probes did not finish within " + std::to_string(job_.health_budget_seconds) +
+                                       " s (health_check budget)");
       sleep_s(kPollSeconds);
     }
   } catch (const Stop&) {
@@ -141,7 +147,7 @@ void Launch::preflight() {
     console_.line("preflight: " + v.kv_problem);
     why += (why.empty() ? "" : "; ") + v.kv_problem;
   }
-  if (!why.empty()) throw Stop{{"failed", "preflight: " + why + " (no worker was started)", 1}};
+  if (!why.empty()) throw failed(Cause::image, "preflight: " + why + " (no worker was started)");
   console_.line("preflight: every role's image has what it needs" +
                 std::string(v.mismatches.empty() ? " and is the recipe's identity" : ""));
 }
@@ -192,12 +198,15 @@ void Launch::wait_healthy() {
     if (healthy.size() == workers.size()) return;
     if (now >= deadline) {
       std::string missing;
+      std::vector<std::string> nodes;
       for (const Process* w : workers)
-        if (!healthy.count(w))
+        if (!healthy.count(w)) {
           missing += (missing.empty() ? "" : "; ") + w->name + " on " + w->node + " (http://" + address(*w) + ":" +
                      std::to_string(w->readiness.port) + w->readiness.path + ": " + why[w] + ")";
-      throw Stop{{"failed", "workers not healthy after " + std::to_string(job_.health_budget_seconds) +
-                                " s (health_check max_attempts x interval_seconds): " + missing, 1}};
+          if (std::find(nodes.begin(), nodes.end(), w->node) == nodes.end()) nodes.push_back(w->node);
+        }
+      throw failed(Cause::not_healthy, "workers not healthy after " + std::to_string(job_.health_budget_seconds) +
+                                           " s (health_check max_attempts x interval_seconds): " + missing, nodes);
     }
     sleep_s(kPollSeconds);
   }
@@ -225,8 +234,8 @@ void Launch::start_router() {
         break;
     }
     if (now >= deadline)
-      throw Stop{{"failed", "the router's /workers did not list every worker within " +
-                                std::to_string(job_.health_budget_seconds) + " s: " + why, 1}};
+      throw failed(Cause::router_gate, "the router's /workers did not list every worker within " +
+                                           std::to_string(job_.health_budget_seconds) + " s: " + why, {router->node});
     sleep_s(kPollSeconds);
   }
   console_.line("router ready: " + why);

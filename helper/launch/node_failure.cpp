@@ -34,7 +34,8 @@ std::string steps_on(const std::vector<RunningStep>& steps, const std::string& n
 }  // namespace
 
 std::optional<std::string> node_failure(std::uint64_t job_id, const std::vector<std::string>& job_nodes,
-                                        const std::vector<RunningStep>& steps, std::string* asked) {
+                                        const std::vector<RunningStep>& steps, std::string* asked,
+                                        std::vector<std::string>* failed_nodes) {
   std::string error;
   const auto job = settled_job_state(job_id, error);
   if (!job || !job->node_failure) {
@@ -48,6 +49,7 @@ std::optional<std::string> node_failure(std::uint64_t job_id, const std::vector<
   for (const NodeHealth& n : slurmapi::node_health(job_nodes)) {
     if (!node_failed(n) && n.node != job->failed_node) continue;
     const std::string on = steps_on(steps, n.node);
+    if (failed_nodes) failed_nodes->push_back(n.node);
     failed += (failed.empty() ? "" : "; ") + n.node + " " + n.state + " (" + n.reason + ")" +
               (on.empty() ? "" : ", running " + on);
   }

@@ -15,7 +15,9 @@ namespace srt::launch {
 // "node failure: Slurm ended the job (Reason=NodeDown): node2 down* (Not responding), running
 // decode_0 on node2"; nullopt when the job was not ended by a node failure or Slurm does not
 // answer within a few seconds (`asked` then says what Slurm answered, for the console).
+// `failed_nodes` gets the nodes Slurm reports failed (none when none is down any more).
 std::optional<std::string> node_failure(std::uint64_t job_id, const std::vector<std::string>& job_nodes,
-                                        const std::vector<RunningStep>& steps, std::string* asked = nullptr);
+                                        const std::vector<RunningStep>& steps, std::string* asked = nullptr,
+                                        std::vector<std::string>* failed_nodes = nullptr);
 
 }  // namespace srt::launch

@@ -7,6 +7,7 @@
 #include "child.hpp"
 #include "console.hpp"
 #include "launch.hpp"
+#include "failure.hpp"
 #include "sweep.hpp"
 
 namespace srt::launch {
@@ -23,6 +24,8 @@ struct Outcome {
   std::string state = "running";  // running | completed | failed | cancelled | timeout
   std::string reason;
   int exit_code = 0;              // the launcher's exit status
+  std::string failure_class;      // failure.hpp; "" unless the job failed, was cancelled or timed out
+  std::vector<std::string> nodes; // the nodes the failure involves (a node's failure: those to avoid)
 };
 
 // Console seconds at which each state was entered ("plan", "workers", "healthy", ...).

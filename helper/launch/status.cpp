@@ -35,6 +35,10 @@ void write_status(const Job& job, const std::vector<RunningStep>& steps, const O
   j["profile_digest"] = job.profile.digest;
   j["state"] = outcome.state;
   j["reason"] = outcome.reason;
+  if (!outcome.failure_class.empty()) {
+    j["failure_class"] = outcome.failure_class;
+    j["failure_nodes"] = outcome.nodes;
+  }
   j["started_unix"] = started_unix;
   Json t = Json::object();
   for (const auto& [name, at] : timings) t[name] = at;

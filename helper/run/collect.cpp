@@ -34,6 +34,14 @@ void read_launcher_status(const helper::SafeDir& dir, Collected& c) {
   if (!status.is_object()) return;
   if (const auto s = status.find("state"); s != status.end() && s->is_string()) c.launcher_state = *s;
   if (const auto r = status.find("reason"); r != status.end() && r->is_string()) c.launcher_reason = *r;
+  if (const auto f = status.find("failure_class"); f != status.end() && f->is_string()) c.failure_class = *f;
+  if (const auto n = status.find("failure_nodes"); n != status.end() && n->is_array())
+    for (const auto& node : *n)
+      // A node name as Slurm spells one: it goes into sbatch's --exclude.
+      if (node.is_string() && !node.get<std::string>().empty() &&
+          node.get<std::string>().find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") ==
+              std::string::npos)
+        c.failure_nodes.push_back(node.get<std::string>());
 }
 
 }  // namespace

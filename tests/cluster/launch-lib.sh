@@ -96,6 +96,21 @@ launch_show() {
   cat "$(launch_job_dir "$1")/status.json" 2>/dev/null || true
 }
 
+# launch_expect_class JOBID CLASS [NODE...]: status.json's failure_class is CLASS (the table in
+# helper/launch/failure.cpp) and its failure_nodes are exactly NODE... (none given: not checked).
+launch_expect_class() {
+  local jid=$1 want=$2 got nodes
+  shift 2
+  got=$(launch_status "$jid" failure_class)
+  nodes=$(/usr/bin/python3 -c 'import json,sys
+print(" ".join(json.load(open(sys.argv[1])).get("failure_nodes", [])))' "$(launch_job_dir "$jid")/status.json")
+  echo "failure_class: $got; failure_nodes: ${nodes:-none}"
+  [[ "$got" == "$want" ]] || { launch_show "$jid"; lab_fail "failure_class is '$got', expected '$want'"; }
+  if (( $# > 0 )); then
+    [[ "$nodes" == "$*" ]] || { launch_show "$jid"; lab_fail "failure_nodes are '$nodes', expected '$*'"; }
+  fi
+}
+
 # launch_expect_failed JOBID SECONDS TEXT...: the job must end FAILED within SECONDS (from now),
 # and status.json must say failed with every TEXT in its reason; prints what it saw.
 launch_expect_failed() {

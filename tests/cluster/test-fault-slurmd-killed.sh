@@ -51,6 +51,7 @@ echo "status.json: $(launch_status "$jid" state): $(launch_status "$jid" reason)
 reason=$(launch_status "$jid" reason)
 [[ "$(launch_status "$jid" state)" == failed && "$reason" == "node failure: "* && "$reason" == *"decode_0 on $node"* ]] \
   || { launch_show "$jid"; lab_fail "status.json does not say node failure naming decode_0 on $node: $reason"; }
+launch_expect_class "$jid" node "$node"
 grep -F "node failure: Slurm ended the job" "$LAB_BASE/work/launch-$jid.out" >/dev/null \
   || { launch_show "$jid"; lab_fail "the job's console does not say node failure"; }
 grep -F "DUE TO NODE FAILURE" "$LAB_BASE/work/launch-$jid.out" \

@@ -52,6 +52,7 @@ echo "status.json after $elapsed s: $reason"
 for part in "identity.frameworks.atom" "expected $wrong" "found 0.1.4.dev113+g4e0848dcd" "no worker was started"; do
   [[ "$reason" == *"$part"* ]] || { launch_show "$jid"; lab_fail "the reason does not say '$part'"; }
 done
+launch_expect_class "$jid" image
 dir=$(launch_job_dir "$jid")
 [[ -s "$dir/fingerprints.json" ]] || lab_fail "no fingerprints.json for the stopped job"
 if compgen -G "$dir/logs/*_prefill_w*.out" >/dev/null || compgen -G "$dir/logs/*_decode_w*.out" >/dev/null; then

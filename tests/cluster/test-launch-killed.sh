@@ -26,6 +26,7 @@ awk -v e="$elapsed" 'BEGIN { exit !(e < 10) }' || { launch_show "$jid"; lab_fail
 reason=$(launch_status "$jid" reason)
 echo "status.json: $(launch_status "$jid" state): $reason"
 [[ "$(launch_status "$jid" state)" == failed && "$reason" == *"decode:0"* ]] || { launch_show "$jid"; lab_fail "wrong status"; }
+launch_expect_class "$jid" engine
 grep -q 'last lines of .*_decode_w0.out' "$LAB_BASE/work/launch-$jid.out" || { launch_show "$jid"; lab_fail "no log tail on the output"; }
 launch_assert_clean "$jid" 10
 echo "PASS: the job ended $elapsed s after the worker died"

@@ -67,6 +67,9 @@ cat "$out"
 (( rc != 0 )) || lab_fail "srt-helper run exited 0 after $dead was killed"
 grep -E "^job $jid ended: FAILED" "$out" || lab_fail "run does not say the job failed"
 grep -E "^reason: failed: $dead on node[0-9]+ ended" "$out" || lab_fail "run does not give the dead step ($dead) as the reason"
+want_class=engine
+[[ "$dead" == router ]] && want_class=router
+grep -E "^failure class: $want_class \(node[0-9]+\)$" "$out" || lab_fail "run does not give the failure class ($want_class) and node"
 
 # The collected tree: c4 kept and judged ok (its InferenceX copy too), every later point not.
 dir="$work/collected/$jid"

@@ -17,4 +17,5 @@ echo "$result $(lab_elapsed "$t0") s after scancel"
 launch_assert_clean "$jid" 15
 echo "status.json: $(launch_status "$jid" state): $(launch_status "$jid" reason)"
 [[ "$(launch_status "$jid" state)" == cancelled ]] || { launch_show "$jid"; lab_fail "status.json does not say cancelled"; }
+launch_expect_class "$jid" cancelled
 echo "PASS: scancel left nothing, $(lab_elapsed "$t0") s"

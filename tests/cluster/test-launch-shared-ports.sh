@@ -35,6 +35,7 @@ echo "status.json: $(launch_status "$jid" state): $reason"
 [[ "$(launch_status "$jid" state)" == failed && "$reason" == *"node_sharing: exclusive"* &&
    "$reason" == *"submit it with --exclusive"* && "$reason" == *"no worker was started"* ]] ||
   { launch_show "$jid"; lab_fail "a shared allocation under an exclusive profile was not refused as such"; }
+launch_expect_class "$jid" node
 launch_assert_clean "$jid" 15
 
 # 2. shared profile, one slot: the same ports for every job
@@ -51,6 +52,7 @@ echo "status.json of $jid2: $(launch_status "$jid2" state): $reason"
 [[ "$(launch_status "$jid2" state)" == failed && "$reason" =~ ports:\ node\ node[12]:\ port\ [0-9]+\ \(for\ [^\)]+\)\ cannot\ be\ bound &&
    "$reason" == *"no worker was started"* ]] ||
   { launch_show "$jid2"; lab_fail "the second job did not stop at the bind test naming node and port"; }
+launch_expect_class "$jid2" node node1 node2
 [[ ! -e "$(launch_job_dir "$jid2")/logs/node1_prefill_0.out" && ! -e "$(launch_job_dir "$jid2")/logs/node2_decode_0.out" ]] ||
   lab_fail "the second job started a worker"
 [[ "$(launch_status "$jid" state)" == running && -n "$(squeue -h -j "$jid" 2>/dev/null)" ]] ||

@@ -81,6 +81,7 @@ else
     atom:requests_finished_total
   grep -q "benchmark: one step per point" "$log" && lab_fail "a command that does not read the variable was split per point"
 fi
+launch_expect_class "$jid" stall
 elapsed=$(lab_elapsed "$t0")
 grep -q "benchmark: cut after $stall s without a completed request" "$log" || lab_fail "the launcher did not announce the stall timeout"
 grep -q "wedged after $hang_after requests" "$dir"/logs/*_decode_w0.out ||

@@ -19,6 +19,7 @@ echo "$result $(lab_elapsed "$t0") s after USR1"
 [[ "$result" == *"JobState=FAILED"* ]] || { launch_show "$jid"; lab_fail "expected FAILED"; }
 echo "status.json: $(launch_status "$jid" state): $(launch_status "$jid" reason)"
 [[ "$(launch_status "$jid" state)" == timeout ]] || { launch_show "$jid"; lab_fail "status.json does not say timeout"; }
+launch_expect_class "$jid" timeout
 # The benchmark was stopped before or while its EXIT trap wrote the runtime-logs tarball
 # InferenceX collects: the launcher wrote a whole one in its place.
 tar -tzf "$(launch_job_dir "$jid")/runtime-logs.tar.gz" > /dev/null || { launch_show "$jid"; lab_fail "no whole runtime-logs.tar.gz"; }

@@ -15,6 +15,7 @@ t0=$(lab_now)
 jid=$(SRT_STANDIN_LOAD_SECONDS=600 launch_submit "$recipe")
 echo "job $jid: workers load for 600 s, health budget 3 s"
 launch_expect_failed "$jid" 60 "workers not healthy after 3 s" "prefill:0"
+launch_expect_class "$jid" engine
 elapsed=$(lab_elapsed "$t0")
 grep -q 'workers not healthy after 3 s' "$LAB_BASE/work/launch-$jid.out" || lab_fail "the reason is not on the job's output"
 launch_assert_clean "$jid" 10

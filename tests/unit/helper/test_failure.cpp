@@ -1,0 +1,38 @@
+// Every way the launcher stops a job, and the failure_class status.json gives it (issue 24).
+#include <catch2/catch.hpp>
+
+#include <tuple>
+#include <vector>
+
+#include "launch/failure.hpp"
+
+using srt::launch::Cause;
+
+TEST_CASE("each fault the lab can make has its failure class; only a node's is retried elsewhere") {
+  // fault (the lab test that makes it), cause, role -> class
+  const std::vector<std::tuple<const char*, Cause, const char*, const char*>> table = {
+      {"profile changed after submit (spank-nodefail)", Cause::recipe, "", "recipe"},
+      {"another job on the node (shared-ports, exclusive profile)", Cause::not_exclusive, "", "node"},
+      {"a planned port held on a node (shared-ports)", Cause::ports_busy, "", "node"},
+      {"the image lacks mooncake, or is not the identity (identity)", Cause::image, "", "image"},
+      {"a decode worker killed (killed, run-killed-worker)", Cause::step_ended, "decode", "engine"},
+      {"a prefill worker exits", Cause::step_ended, "prefill", "engine"},
+      {"an aggregated worker exits", Cause::step_ended, "agg", "engine"},
+      {"a kv-relay exits (kv-relay)", Cause::step_ended, "kv-relay", "engine"},
+      {"the router killed (run-killed-router)", Cause::step_ended, "router", "router"},
+      {"the benchmark step fails (whole sweep)", Cause::step_ended, "benchmark", "benchmark"},
+      {"workers never healthy (unhealthy)", Cause::not_healthy, "", "engine"},
+      {"the router never lists every worker", Cause::router_gate, "", "router"},
+      {"a wedged decode: nothing completes (stall, stall-point)", Cause::stalled, "", "stall"},
+      {"results invalid: failed requests (mutation-dp-rank)", Cause::results, "", "benchmark"},
+      {"slurmd killed: NODE_FAIL (fault.slurmd-killed)", Cause::node_failure, "", "node"},
+      {"time limit: SIGUSR1 (timelimit)", Cause::time_limit, "", "timeout"},
+      {"scancel (scancel)", Cause::cancelled, "", "cancelled"},
+      {"an exception the launcher did not expect", Cause::internal, "", "internal"},
+  };
+  for (const auto& [fault, cause, role, want] : table) {
+    INFO(fault);
+    CHECK(std::string(srt::launch::failure_class(cause, role)) == want);
+    CHECK(srt::launch::retry_elsewhere(want) == (std::string(want) == "node"));
+  }
+}
