@@ -67,6 +67,7 @@ class Launch {
   void start_workers();
   void wait_healthy();
   void start_router();
+  void wait_router_warm(const Process& router);
 
   // machine_benchmark.cpp: the benchmark, one step for the sweep or one per point, and its results.
   void run_benchmark();

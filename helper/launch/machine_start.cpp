@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -239,5 +240,49 @@ void Launch::start_router() {
     sleep_s(kPollSeconds);
   }
   console_.line("router ready: " + why);
+  wait_router_warm(*router);
 }
+// A router that lists every worker may still refuse completions until it is warm (503 from
+// AToMesh for a while, as InferenceX's runs met): the benchmark's first requests would fail and
+// its first point with them. A canary completion (max_tokens 1, the model the router names in
+// /v1/models) goes through the router's public port, as the benchmark's requests do, until one
+// answers 200, within the health budget. One canary: it is one more request for every engine
+// (the lab's SRT_STANDIN_HANG_AFTER_REQUESTS counts it).
+void Launch::wait_router_warm(const Process& router) {
+  constexpr int kCanaryReadSeconds = 30;  // a first completion; signals wait at most this long
+  constexpr double kCanaryRetrySeconds = 1;
+  const std::string host = address(router);
+  const int port = router.readiness.port;
+  std::string model;
+  const ProbeResult models = http_get(host, port, "/v1/models");
+  if (models.ok) {
+    const Json j = Json::parse(models.body, nullptr, false);
+    if (j.is_object() && j.contains("data") && j["data"].is_array() && !j["data"].empty() && j["data"][0].is_object() &&
+        j["data"][0].contains("id") && j["data"][0]["id"].is_string())
+      model = j["data"][0]["id"].get<std::string>();
+  }
+  Json body = {{"prompt", "srt-spank canary"}, {"max_tokens", 1}, {"temperature", 0}, {"stream", false}};
+  if (!model.empty()) body["model"] = model;
+  const double started = console_.seconds(), deadline = started + job_.health_budget_seconds;
+  int canaries = 0;
+  std::string why;
+  for (;;) {
+    check();
+    ++canaries;
+    const ProbeResult r = http_post_json(host, port, "/v1/completions", body.dump(), kCanaryReadSeconds);
+    if (r.ok) break;
+    why = r.why + (r.body.empty() ? "" : ": " + r.body.substr(0, 200));
+    if (canaries == 1) console_.line("router: a canary completion got " + why + "; trying again until it answers");
+    if (console_.seconds() >= deadline)
+      throw failed(Cause::router_gate, "the router listed every worker but did not answer a completion within " +
+                                           std::to_string(job_.health_budget_seconds) + " s (" + std::to_string(canaries) +
+                                           " canaries; the last: " + why + ")", {router.node});
+    sleep_s(kCanaryRetrySeconds);
+  }
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f", console_.seconds() - started);
+  console_.line("router warm: a canary completion answered after " + std::string(took) + " s (" + std::to_string(canaries) +
+                " canar" + (canaries == 1 ? "y" : "ies") + (model.empty() ? "" : ", model " + model) + ")");
+}
+
 }  // namespace srt::launch

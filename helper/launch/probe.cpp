@@ -26,6 +26,26 @@ ProbeResult http_get(const std::string& host, int port, const std::string& path)
   return r;
 }
 
+ProbeResult http_post_json(const std::string& host, int port, const std::string& path, const std::string& body,
+                           int read_seconds) {
+  ProbeResult r;
+  httplib::Client client(host, port);
+  client.set_connection_timeout(0, 200 * 1000);
+  client.set_read_timeout(read_seconds, 0);
+  client.set_write_timeout(1, 0);
+  auto res = client.Post(path, body, "application/json");
+  if (!res) {
+    r.why = res.error() == httplib::Error::Connection ? "nothing listening (connection refused or unreachable)"
+                                                      : httplib::to_string(res.error());
+    return r;
+  }
+  r.status = res->status;
+  r.body = res->body;
+  r.ok = res->status == 200;
+  if (!r.ok) r.why = "HTTP " + std::to_string(res->status);
+  return r;
+}
+
 bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why) {
   if (!r.ok) {
     why = r.why;

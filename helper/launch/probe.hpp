@@ -16,6 +16,11 @@ struct ProbeResult {
 // One GET with short timeouts, so a poll round over all workers stays well under 0.5 s.
 ProbeResult http_get(const std::string& host, int port, const std::string& path);
 
+// One POST of a JSON body (a canary completion): the same short connect timeout, and up to
+// `read_seconds` for the answer (an engine's first completion may take a while).
+ProbeResult http_post_json(const std::string& host, int port, const std::string& path, const std::string& body,
+                           int read_seconds);
+
 // AToMesh's /workers gate (srtctl wait_for_model): stats.prefill_count >= prefill and
 // decode_count + regular_count >= decode. `why` says what is still missing.
 bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why);

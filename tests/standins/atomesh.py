@@ -23,6 +23,10 @@ observability/metrics/routes.rs, core/placement/backend/atom.rs):
 - a dead worker: requests to it fail and are retried on another healthy worker of the same
   role (up to --retry-max-retries), else 502; after --health-failure-threshold failed
   checks it is listed with is_healthy=false and skipped; /workers still lists it.
+
+Lab knob (not AToMesh's): SRT_STANDIN_ROUTER_WARMUP_503_SECONDS=K answers every completion 503
+for K seconds after the router's HTTP port is bound, while /workers already lists every worker:
+a router that is up but not yet warm, as InferenceX's runs have met (issue 24).
 """
 
 import argparse
@@ -50,6 +54,7 @@ log = setup_logging("atomesh")
 VERSION = os.environ.get("SRT_STANDIN_ATOMESH_VERSION", "0.1.0")
 # Tests only: a deliberate router bug ("drop-remote-dp-rank"), so the lab proves it would fail.
 MUTATION = os.environ.get("SRT_STANDIN_ATOMESH_MUTATION", "")
+WARMUP_503_SECONDS = float(os.environ.get("SRT_STANDIN_ROUTER_WARMUP_503_SECONDS", "0") or 0)
 POLICIES = ["random", "round_robin", "dp_sticky", "cache_aware", "power_of_two", "prefix_hash"]
 
 
@@ -408,6 +413,7 @@ class Gateway:
     def __init__(self, router):
         self.router = router
         self.args = router.args
+        self.warm_at = time.monotonic() + WARMUP_503_SECONDS  # the app is made as the port is bound
 
     def app(self):
         router = self.router
@@ -486,6 +492,9 @@ class Gateway:
     async def completions(self, request):
         router = self.router
         router.requests_total += 1
+        if time.monotonic() < self.warm_at:
+            return web.json_response({"error": {"message": "router warming up (SRT_STANDIN_ROUTER_WARMUP_503_SECONDS)",
+                                                "type": "service_unavailable", "code": 503}}, status=503)
         try:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
