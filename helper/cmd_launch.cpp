@@ -18,7 +18,7 @@ void add_launch(CLI::App& app) {
                   "Cut the benchmark after this many seconds without a completed request or a new result file "
                   "(default: the profile's benchmark_stall_timeout; 0: never)")
       ->check(CLI::Range(0, 7 * 24 * 3600));
-  cmd->add_option("--stall-policy", o->stall_policy, "After a stalled concurrency point (a benchmark reading "
+  cmd->add_option("--stall-policy", o->stall_policy, "After a stalled or failed concurrency point (a benchmark reading "
                   "SRT_BENCHMARK_CONCURRENCIES runs one step per point): stop the sweep (default) or continue with the next")
       ->check(CLI::IsMember({"stop", "continue"}));
   cmd->add_option("--points", o->points, "Run only these of the recipe's concurrency points (comma-separated; "

@@ -25,8 +25,8 @@ struct Options {
   // --stall-timeout: seconds the benchmark may go without a completed request or a new result
   // file before it is cut (stall.hpp); -1 = the profile's benchmark_stall_timeout; 0 = never.
   int stall_timeout_seconds = -1;
-  // --stall-policy: after a stalled point of a per-point sweep, stop the sweep (the engine is
-  // suspect; the points after it are not run) or go on with the next point.
+  // --stall-policy: after a stalled (or failed) point of a per-point sweep, stop the sweep (the
+  // engine is suspect; the points after it are not run) or go on with the next point.
   bool stall_continue = false;
   std::string stall_policy = "stop";  // as given on the command line
   // --points: run only these of the Plan's benchmark_points (`run --resume` passes the points

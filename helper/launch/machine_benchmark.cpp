@@ -67,16 +67,17 @@ void Launch::run_whole_sweep(const Process& bench) {
   }
 }
 
-// One step per point (sweep.hpp). A stalled point is cut (its step only) and recorded; by
-// default the sweep stops there, the engines being suspect, and the rest is not run
-// (--stall-policy continue goes on). A point whose step fails is recorded and the sweep goes on.
+// One step per point (sweep.hpp). A stalled point is cut (its step only) and recorded; so is a
+// point whose step fails or whose result is invalid. By default the sweep stops there and the
+// rest is not run: after a stall the engines are suspect, and after a failure the recipe's own
+// loop (`set -e`, as srtctl runs it) would have stopped too. --stall-policy continue goes on.
 // A worker or the router ending, or a signal, still ends everything at once (check()).
 void Launch::run_points() {
   points_ = sweep_points(job_.plan, job_.points);
   std::string grid;
   for (const auto& pt : points_) grid += " c" + std::to_string(pt.concurrency);
   console_.line("benchmark: one step per point (the command reads " + std::string(kBenchmarkPointsVariable) + "):" + grid +
-                "; after a stalled point the sweep " + (options_.stall_continue ? "goes on" : "stops") +
+                "; after a stalled or failed point the sweep " + (options_.stall_continue ? "goes on" : "stops") +
                 " (--stall-policy " + (options_.stall_continue ? "continue" : "stop") + ")");
   std::string not_run;  // set once the sweep stops early: why the rest is not run
   for (auto& pt : points_) {
@@ -109,7 +110,10 @@ void Launch::run_points() {
     else pt.state = "ok";
     console_.line("benchmark " + tag + ": " +
                   (pt.state == "ok" ? "ok, " + std::to_string(r.completed) + " completed" : pt.state + ": " + pt.reason));
-    if (pt.state != "ok") console_.tail(job_.log_dir + "/" + pt.process.log_file, kTailLines);
+    if (pt.state != "ok") {
+      console_.tail(job_.log_dir + "/" + pt.process.log_file, kTailLines);
+      if (!options_.stall_continue) not_run = "the sweep stopped after " + tag + " failed (--stall-policy continue goes on)";
+    }
   }
   write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
   for (const auto& pt : points_)

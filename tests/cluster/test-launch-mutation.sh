@@ -23,5 +23,16 @@ grep -q "FAIL: request failure rate" "$logs/benchmark.out" ||
   { tail -20 "$logs/benchmark.out"; lab_fail "the benchmark did not fail on the failed transfers"; }
 grep -q "the request's KV is on engine" "$logs"/node3_decode_*.out ||
   lab_fail "the decode did not say which engine's side channel it reached"
+# One step per point: the first point fails and, as the recipe's own set -e loop would, the sweep
+# stops there (--stall-policy stop, the default): the later points are not run.
+launch_expect_class "$jid" benchmark
+/usr/bin/python3 - "$(launch_job_dir "$jid")/status.json" <<'PY' || { launch_show "$jid"; lab_fail "the sweep did not stop after the failed point"; }
+import json, sys
+points = json.load(open(sys.argv[1]))["benchmark_points"]
+print("benchmark_points:", {c: p["state"] for c, p in points.items()})
+assert points["256"]["state"] == "failed", points["256"]
+assert all(points[c]["state"] == "not_run" and "stopped after c256 failed" in points[c]["reason"]
+           for c in ("512", "768", "1024", "2048")), points
+PY
 launch_assert_clean "$jid" 15
 echo "PASS: a router that drops remote_dp_rank fails the lab run ($(grep -h 'FAIL: request failure rate' "$logs/benchmark.out" | head -1))"
