@@ -52,12 +52,15 @@ void Launch::check_nodes_and_ports() {
     console_.line("ports: every planned port is free on all " + std::to_string(job_.plan.nodes.size()) + " nodes");
     return;
   }
-  std::vector<std::string> nodes;  // those holding a port, else those whose check did not report
-  for (const auto& [line, count] : first_per_node) nodes.push_back(line.substr(5, line.find(':') - 5));  // "node X: ..."
-  if (busy.empty()) {
-    busy = port_check_failure(out, status);
-    for (const auto& n : job_.plan.nodes)
-      if (out.find("port-check: node " + n.name + ": ") == std::string::npos) nodes.push_back(n.name);
+  // Those holding a port, else those whose check did not report; in the Plan's node order (the
+  // nodes' answers arrive in any order).
+  std::vector<std::string> nodes;
+  if (busy.empty()) busy = port_check_failure(out, status);
+  for (const auto& n : job_.plan.nodes) {
+    const bool holds = std::any_of(first_per_node.begin(), first_per_node.end(),
+                                   [&](const auto& f) { return f.first.rfind("node " + n.name + ":", 0) == 0; });
+    const bool silent = first_per_node.empty() && out.find("port-check: node " + n.name + ": ") == std::string::npos;
+    if (holds || silent) nodes.push_back(n.name);
   }
   throw failed(Cause::ports_busy, "ports: " + busy + " (no worker was started)", nodes);
 }
