@@ -55,6 +55,14 @@ struct Status {
   bool present = false;
 };
 
+// A key of status.json's per-concurrency objects ("benchmark_exit_codes.8"): a concurrency of
+// at most 9 digits, as in result file names, so it is an int and never wraps.
+int concurrency_key(const std::string& file, const std::string& section, const std::string& k) {
+  if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 9)
+    detail::bad_field(file, section + "." + k, "the key must be a concurrency (a positive integer)");
+  return std::stoi(k);
+}
+
 Status read_status(const fs::path& path) {
   Status s;
   std::error_code ec;
@@ -78,27 +86,24 @@ Status read_status(const fs::path& path) {
     if (!it->is_object())
       detail::bad_field(file, "benchmark_exit_codes", "expected an object {\"<concurrency>\": status}, got " + json_excerpt(*it));
     for (const auto& [k, v] : it->items()) {
-      const std::string key = "benchmark_exit_codes." + k;
-      if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 9)
-        detail::bad_field(file, key, "the key must be a concurrency (a positive integer)");
+      const int c = concurrency_key(file, "benchmark_exit_codes", k);
       const auto status = integer_value(v, INT_MIN, INT_MAX);  // 2^32 must not read as 0 (success)
-      if (!status) detail::bad_field(file, key, "expected an integer exit status, got " + json_excerpt(v));
-      s.exit_codes[std::stoi(k)] = int(*status);
+      if (!status) detail::bad_field(file, "benchmark_exit_codes." + k, "expected an integer exit status, got " + json_excerpt(v));
+      s.exit_codes[c] = int(*status);
     }
   }
   if (auto it = j.find("benchmark_points"); it != j.end() && !it->is_null()) {
     if (!it->is_object())
       detail::bad_field(file, "benchmark_points", "expected an object {\"<concurrency>\": {\"state\": ...}}, got " + json_excerpt(*it));
     for (const auto& [k, v] : it->items()) {
+      const int c = concurrency_key(file, "benchmark_points", k);
       const std::string key = "benchmark_points." + k;
-      if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 9)
-        detail::bad_field(file, key, "the key must be a concurrency (a positive integer)");
       const auto state = v.is_object() ? v.find("state") : v.end();
       if (!v.is_object() || state == v.end() || !state->is_string())
         detail::bad_field(file, key, "expected {\"state\": \"ok|failed|stalled|not_run\", \"reason\": ...}, got " + json_excerpt(v));
       PointNote note{state->get<std::string>(), ""};
       if (auto r = v.find("reason"); r != v.end() && r->is_string()) note.reason = r->get<std::string>();
-      s.notes[std::stoi(k)] = std::move(note);
+      s.notes[c] = std::move(note);
     }
   }
   return s;

@@ -5,16 +5,12 @@
 #include "srt/readiness.hpp"
 
 namespace srt::launch {
+namespace {
 
-ProbeResult http_get(const std::string& host, int port, const std::string& path) {
+// A request's outcome, said for a person: httplib's error names are terse ("Connection").
+ProbeResult result_of(const httplib::Result& res) {
   ProbeResult r;
-  httplib::Client client(host, port);
-  client.set_connection_timeout(0, 200 * 1000);
-  client.set_read_timeout(1, 0);
-  client.set_write_timeout(1, 0);
-  auto res = client.Get(path);
   if (!res) {
-    // httplib's names are terse ("Connection"): say what it means for a worker.
     r.why = res.error() == httplib::Error::Connection ? "nothing listening yet (connection refused or unreachable)"
                                                       : httplib::to_string(res.error());
     return r;
@@ -26,24 +22,23 @@ ProbeResult http_get(const std::string& host, int port, const std::string& path)
   return r;
 }
 
+}  // namespace
+
+ProbeResult http_get(const std::string& host, int port, const std::string& path) {
+  httplib::Client client(host, port);
+  client.set_connection_timeout(0, 200 * 1000);
+  client.set_read_timeout(1, 0);
+  client.set_write_timeout(1, 0);
+  return result_of(client.Get(path));
+}
+
 ProbeResult http_post_json(const std::string& host, int port, const std::string& path, const std::string& body,
                            int read_seconds) {
-  ProbeResult r;
   httplib::Client client(host, port);
   client.set_connection_timeout(0, 200 * 1000);
   client.set_read_timeout(read_seconds, 0);
   client.set_write_timeout(1, 0);
-  auto res = client.Post(path, body, "application/json");
-  if (!res) {
-    r.why = res.error() == httplib::Error::Connection ? "nothing listening (connection refused or unreachable)"
-                                                      : httplib::to_string(res.error());
-    return r;
-  }
-  r.status = res->status;
-  r.body = res->body;
-  r.ok = res->status == 200;
-  if (!r.ok) r.why = "HTTP " + std::to_string(res->status);
-  return r;
+  return result_of(client.Post(path, body, "application/json"));
 }
 
 bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why) {
