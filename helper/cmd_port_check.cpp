@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "common.hpp"
 #include "srt/port_check.hpp"
 
 namespace srt::helper {
@@ -40,16 +41,6 @@ std::string try_bind(int port) {
   return why;
 }
 
-// The node this task runs on, as Slurm names it (the Plan's names are Slurm's).
-std::string this_node(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
-  char host[256] = "";
-  ::gethostname(host, sizeof host - 1);
-  std::string h = host;
-  return h.substr(0, h.find('.'));
-}
-
 }  // namespace
 
 void add_port_check(CLI::App& app) {
@@ -63,7 +54,7 @@ void add_port_check(CLI::App& app) {
   cmd->add_option("SPEC", a->specs, "NODE:PORT:WHAT, one per planned port (other nodes' are skipped)")->required();
   cmd->callback([a] {
     std::vector<PortUse> mine;
-    const std::string node = this_node(a->node);
+    const std::string node = this_node_name(a->node);
     for (const auto& s : a->specs) {
       const auto use = parse_port_spec(s);
       if (!use) {

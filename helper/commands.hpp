@@ -22,6 +22,7 @@ void add_submit(CLI::App& app);
 void add_run(CLI::App& app);
 void add_preflight(CLI::App& app);
 void add_port_check(CLI::App& app);
+void add_gpu_check(CLI::App& app);
 void add_migrate(CLI::App& app);
 
 }  // namespace srt::helper

@@ -3,9 +3,11 @@
 #include "srt/error.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace srt::helper {
 
@@ -118,6 +120,15 @@ bool load_profile_or_usage_error(const std::string& explicit_path, Profile& out)
     exit_code = 2;
     return false;
   }
+}
+
+std::string this_node_name(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  const std::string h = host;
+  return h.substr(0, h.find('.'));
 }
 
 }  // namespace srt::helper

@@ -62,6 +62,10 @@ std::vector<std::string> recipe_arguments(const std::vector<std::string>& positi
 
 // Warnings and notes go to stderr, one per line, prefixed "warning: ".
 void print_warnings(const std::vector<Diagnostic>& warnings);
+
+// The node a per-node task runs on, as Slurm names it (the Plan's names are Slurm's): `given`,
+// else $SLURMD_NODENAME, else the host name up to its first dot.
+std::string this_node_name(const std::string& given);
 // The same, skipping those already in `shown` (and adding the rest): a variants file's warnings
 // are every variant's, and are printed once.
 void print_warnings_once(const std::vector<Diagnostic>& warnings, std::vector<std::string>& shown);

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add_run(app);
   add_preflight(app);
   add_port_check(app);
+  add_gpu_check(app);
   add_migrate(app);
 
   try {

@@ -146,6 +146,7 @@ Profile profile_from_document(Document doc) {
   set_text(root, "kv_events_capability", p.kv_events_capability);
   set_text(root, "identity_mismatch", p.identity_mismatch);
   set_int(root, "benchmark_stall_timeout", p.benchmark_stall_timeout);
+  set_int(root, "gpu_idle_vram_mib", p.gpu_idle_vram_mib);
   set_text(root, "topology_cache_dir", p.topology_cache_dir);
   if (at(root, "engine_command")) p.engine_command = list(at(root, "engine_command"));
   if (at(root, "router_command")) p.router_command = list(at(root, "router_command"));

@@ -54,6 +54,9 @@ Field build() {
            .one_of({"stop", "warn"}),
        integer("benchmark_stall_timeout", "seconds without a completed request or new result before launch cuts the "
                                           "benchmark (0: never)").range(0, 7 * 24 * 3600),
+       integer("gpu_idle_vram_mib", "VRAM (MiB) a GPU may hold before the job's workers start; any process on "
+                                    "it stops the job (or is ended, if the user's earlier job left it); -1: no check")
+           .range(-1, 1 << 24),
        str("topology_cache_dir", "per-node hwloc cache"),
        make("engine_command", Kind::string_list, "engine argv prefix (stand-ins in the lab)"),
        make("router_command", Kind::string_list, "router argv prefix"),

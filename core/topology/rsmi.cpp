@@ -2,47 +2,15 @@
 // no ROCm, and a hard link dependency would stop srt-helper from even starting there.
 // Index spaces (reference/mi355x-topology.md §4.5): rsmi's dv_ind follows /sys/class/drm card
 // order, hwloc's follows PCI order. They are joined on the PCI bus id, never on the index.
-#include <dlfcn.h>
-
 #include <cinttypes>
 #include <cstdio>
-#include <memory>
-#include <string>
-#include <type_traits>
-#include <vector>
 
-#include <rocm_smi/rocm_smi.h>
-
+#include "rsmi_api.hpp"
 #include "srt/topology.hpp"
 
 namespace srt {
+namespace rsmi {
 namespace {
-
-struct DlCloser {
-  void operator()(void* h) const { ::dlclose(h); }
-};
-using Library = std::unique_ptr<void, DlCloser>;
-
-// The header is used only for the prototypes; every call goes through these pointers.
-struct RsmiApi {
-  decltype(&rsmi_init) init = nullptr;
-  decltype(&rsmi_shut_down) shut_down = nullptr;
-  decltype(&rsmi_num_monitor_devices) num_devices = nullptr;
-  decltype(&rsmi_dev_pci_id_get) pci_id = nullptr;
-  decltype(&rsmi_dev_unique_id_get) unique_id = nullptr;
-  decltype(&rsmi_topo_numa_affinity_get) numa = nullptr;
-  decltype(&rsmi_dev_name_get) name = nullptr;
-  decltype(&rsmi_status_string) status_string = nullptr;
-};
-
-// 5.2.3 declares the NUMA out-parameter uint32_t*, newer releases int32_t*: follow the header.
-template <typename>
-struct OutParam;
-template <typename R, typename A, typename B>
-struct OutParam<R (*)(A, B)> {
-  using type = std::remove_pointer_t<B>;
-};
-using NumaValue = OutParam<decltype(&rsmi_topo_numa_affinity_get)>::type;
 
 template <typename F>
 bool bind(void* lib, const char* symbol, F& out) {
@@ -50,18 +18,9 @@ bool bind(void* lib, const char* symbol, F& out) {
   return out != nullptr;
 }
 
-class Session {
- public:
-  explicit Session(const RsmiApi& api) : api_(api) {}
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-  ~Session() { api_.shut_down(); }
+}  // namespace
 
- private:
-  const RsmiApi& api_;
-};
-
-std::string status_text(const RsmiApi& api, rsmi_status_t s) {
+std::string status_text(const Api& api, rsmi_status_t s) {
   const char* text = nullptr;
   if (api.status_string && api.status_string(s, &text) == RSMI_STATUS_SUCCESS && text) return text;
   return "status " + std::to_string(static_cast<int>(s));
@@ -76,16 +35,11 @@ std::string format_bus_id(std::uint64_t bdfid) {
   return buf;
 }
 
-}  // namespace
-
-RsmiInventory query_rsmi(const std::vector<std::string>& library_names) {
+bool open(const std::vector<std::string>& library_names, Library& lib, Api& api, std::string& message) {
   static const std::vector<std::string> defaults = {
       "librocm_smi64.so.1", "librocm_smi64.so.7", "librocm_smi64.so.6", "librocm_smi64.so.5",
       "librocm_smi64.so", "/opt/rocm/lib/librocm_smi64.so.1", "/opt/rocm/lib/librocm_smi64.so"};
   const std::vector<std::string>& names = library_names.empty() ? defaults : library_names;
-
-  RsmiInventory inv;
-  Library lib;
   std::string last_error;
   for (const std::string& n : names) {
     // RTLD_NODELETE: the library starts no threads we know of, but unloading C++ code with
@@ -96,40 +50,67 @@ RsmiInventory query_rsmi(const std::vector<std::string>& library_names) {
     last_error = e ? e : n;
   }
   if (!lib) {
-    inv.message = "ROCm SMI library not found (" + last_error + "); GPU inventory from hwloc only";
-    return inv;
+    message = "ROCm SMI library not found (" + last_error + ")";
+    return false;
   }
-  RsmiApi api;
-  bool ok = bind(lib.get(), "rsmi_init", api.init) && bind(lib.get(), "rsmi_shut_down", api.shut_down) &&
-            bind(lib.get(), "rsmi_num_monitor_devices", api.num_devices) &&
-            bind(lib.get(), "rsmi_dev_pci_id_get", api.pci_id) &&
-            bind(lib.get(), "rsmi_dev_unique_id_get", api.unique_id) &&
-            bind(lib.get(), "rsmi_topo_numa_affinity_get", api.numa) &&
-            bind(lib.get(), "rsmi_dev_name_get", api.name);
-  bind(lib.get(), "rsmi_status_string", api.status_string);
+  void* h = lib.get();
+  const bool ok = bind(h, "rsmi_init", api.init) && bind(h, "rsmi_shut_down", api.shut_down) &&
+                  bind(h, "rsmi_num_monitor_devices", api.num_devices) && bind(h, "rsmi_dev_pci_id_get", api.pci_id) &&
+                  bind(h, "rsmi_dev_unique_id_get", api.unique_id) &&
+                  bind(h, "rsmi_topo_numa_affinity_get", api.numa) && bind(h, "rsmi_dev_name_get", api.name);
+  bind(h, "rsmi_status_string", api.status_string);
+  bind(h, "rsmi_dev_memory_usage_get", api.memory_used);
+  bind(h, "rsmi_dev_memory_total_get", api.memory_total);
+  bind(h, "rsmi_compute_process_info_get", api.processes);
+  bind(h, "rsmi_compute_process_gpus_get", api.process_gpus);
+  bind(h, "rsmi_compute_process_info_by_pid_get", api.process_info);
   if (!ok) {
-    inv.message = "ROCm SMI library lacks a needed symbol; GPU inventory from hwloc only";
-    return inv;
+    message = "ROCm SMI library lacks a needed symbol";
+    return false;
   }
-
-  rsmi_status_t s = api.init(0);
+  const rsmi_status_t s = api.init(0);
   if (s != RSMI_STATUS_SUCCESS) {
     // INIT_ERROR is what a node without amdgpu/KFD (or a login node) returns: not a job error.
-    inv.message = "ROCm SMI did not initialise (" + status_text(api, s) +
-                  "): no AMD GPU driver on this node? GPU inventory from hwloc only";
+    message = "ROCm SMI did not initialise (" + status_text(api, s) + "): no AMD GPU driver on this node?";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace rsmi
+
+namespace {
+
+// 5.2.3 declares the NUMA out-parameter uint32_t*, newer releases int32_t*: follow the header.
+template <typename>
+struct OutParam;
+template <typename R, typename A, typename B>
+struct OutParam<R (*)(A, B)> {
+  using type = std::remove_pointer_t<B>;
+};
+using NumaValue = OutParam<decltype(&rsmi_topo_numa_affinity_get)>::type;
+
+}  // namespace
+
+RsmiInventory query_rsmi(const std::vector<std::string>& library_names) {
+  RsmiInventory inv;
+  rsmi::Library lib;
+  rsmi::Api api;
+  if (!rsmi::open(library_names, lib, api, inv.message)) {
+    inv.message += "; GPU inventory from hwloc only";
     return inv;
   }
-  Session session(api);
+  rsmi::Session session(api);
   std::uint32_t count = 0;
-  if ((s = api.num_devices(&count)) != RSMI_STATUS_SUCCESS) {
-    inv.message = "rsmi_num_monitor_devices failed (" + status_text(api, s) + ")";
+  if (const rsmi_status_t s = api.num_devices(&count); s != RSMI_STATUS_SUCCESS) {
+    inv.message = "rsmi_num_monitor_devices failed (" + rsmi::status_text(api, s) + ")";
     return inv;
   }
   for (std::uint32_t i = 0; i < count; ++i) {
     RsmiGpu g;
     std::uint64_t bdfid = 0;
     if (api.pci_id(i, &bdfid) != RSMI_STATUS_SUCCESS) continue;  // unjoinable: skip, never guess
-    g.bus_id = format_bus_id(bdfid);
+    g.bus_id = rsmi::format_bus_id(bdfid);
     std::uint64_t uid = 0;
     if (api.unique_id(i, &uid) == RSMI_STATUS_SUCCESS) {
       char buf[24];

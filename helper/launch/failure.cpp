@@ -9,6 +9,7 @@ const char* failure_class(Cause cause, const std::string& role) {
     // exclusive) the same job can run.
     case Cause::not_exclusive:
     case Cause::ports_busy:
+    case Cause::gpus_busy:
     case Cause::node_failure: return "node";
     case Cause::image: return "image";
     case Cause::step_ended:

@@ -22,6 +22,7 @@ int Launch::run() {
     loaded_ = true;
     console_.open_log(job_.log_dir + "/sweep_" + std::to_string(job_.plan.job_id) + ".log");
     describe_plan();
+    check_gpus();
     check_nodes_and_ports();
     preflight();
     start_workers();

@@ -1,6 +1,6 @@
 // The batch step's state machine (machine.cpp, machine_start.cpp, machine_benchmark.cpp): one
 // class whose states are its member functions, split by stage so each file reads on its own.
-//   plan -> ports -> preflight -> workers -> healthy -> router -> benchmark -> teardown
+//   plan -> gpus -> ports -> preflight -> workers -> healthy -> router -> benchmark -> teardown
 // Every state polls the same way (check()): a signal or a critical process ending leaves the
 // normal path at once (Stop), and teardown runs on every path.
 #pragma once
@@ -61,6 +61,7 @@ class Launch {
   std::string address(const Process& p) const { return job_.plan.nodes.at(std::size_t(p.node_index)).address; }
 
   // machine_start.cpp: everything before the benchmark.
+  void check_gpus();
   void check_nodes_and_ports();
   std::string port_check_failure(const std::string& out, int status);
   void preflight();

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "gpu_check.hpp"
 #include "machine_impl.hpp"
 #include "port_check.hpp"
 #include "preflight.hpp"
@@ -14,6 +15,40 @@
 #include "srt/error.hpp"
 
 namespace srt::launch {
+
+// Nothing of the job's runs yet, and its workers' GPUs must be free (gpu_check.hpp): first,
+// because what a user's earlier job left holding a GPU usually holds its ports too, and the
+// check ends those leftovers.
+void Launch::check_gpus() {
+  if (job_.profile.gpu_idle_vram_mib < 0) {
+    console_.line("gpus: not checked (profile gpu_idle_vram_mib: -1)");
+    return;
+  }
+  const StepCommand cmd = gpu_check_command(job_);
+  if (cmd.srun.empty()) return;  // no worker has a GPU
+  enter("gpus");
+  int status = 0;
+  const std::string out = run_capture(cmd.argv(), kPortCheckSeconds, &status, true);
+  check_signal();
+  const GpuCheckReport r = read_gpu_check(out, job_);
+  for (const auto& line : r.lines) console_.line(line);
+  if (status == 0 && r.busy.empty()) return;
+  std::string why;
+  std::vector<std::string> nodes = r.nodes;
+  if (!r.busy.empty()) {
+    why = r.busy.front();
+    if (r.busy.size() > 1) why += " (and " + std::to_string(r.busy.size() - 1) + " more: see the job's output)";
+  } else {
+    // The step itself failed where a node gave no verdict: that node cannot run the job's steps.
+    why = "the GPU check step " + std::string(status == -1 ? "did not finish in " + std::to_string(int(kPortCheckSeconds)) +
+                                                               " s" : "failed (exit code " + std::to_string(status) + ")");
+    for (const auto& n : r.silent) why += (n == r.silent.front() ? " on " : ", ") + n;
+    nodes = r.silent;
+    const std::size_t said = out.find("srt: ");
+    if (said != std::string::npos) why += ": " + out.substr(said, out.find('\n', said) - said);
+  }
+  throw failed(Cause::gpus_busy, "gpus: " + why + " (no worker was started)", nodes);
+}
 
 // Nothing of the job's runs yet: its nodes must be its own (exclusive profiles) and every port
 // the Plan gives a node free there, or the job stops now naming node and port, rather than a

@@ -45,6 +45,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "run-killed-router|test-launch-run-killed.sh|router"
     "identity|test-launch-identity.sh|"
     "shared-ports|test-launch-shared-ports.sh|"
+    "gpu-busy|test-launch-gpu-busy.sh|"
     "mutation-dp-rank|test-launch-mutation.sh|"
     "stall|test-launch-stall.sh|whole"
     "stall-point|test-launch-stall.sh|point"

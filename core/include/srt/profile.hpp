@@ -58,6 +58,10 @@ struct Profile {
   // new result file before launch cuts it and fails the job; 0 = never (srt-helper submit/run
   // --stall-timeout overrides it per job).
   int benchmark_stall_timeout = 1800;
+  // Before any worker starts, launch checks through ROCm SMI that the workers' GPUs hold no
+  // process and at most this much VRAM each (a clean MI355X shows a few hundred MiB in use);
+  // -1 = no check.
+  int gpu_idle_vram_mib = 1024;
   std::string topology_cache_dir = "/var/cache/srt";
   std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
   std::vector<std::string> router_command = {"atomesh"};

@@ -143,6 +143,31 @@ struct RsmiInventory {
 
 // library_names: dlopen candidates in order ({} = librocm_smi64.so.1/.7/.6/.5, then /opt/rocm).
 RsmiInventory query_rsmi(const std::vector<std::string>& library_names = {});
+// What the clean-GPU check (srt-helper gpu-check) asks: each GPU's VRAM in use and the
+// processes KFD lists with the GPUs they have queues on (rsmi_compute_process_info_get,
+// rsmi_compute_process_gpus_get, rsmi_compute_process_info_by_pid_get; rocm_smi 5.2.3 reads
+// /sys/class/kfd/kfd/proc/<pid>/{pasid, queues/*/gpuid, vram_<gpu_id>}).
+struct RsmiGpuMemory {
+  std::string bus_id;
+  std::uint64_t used = 0, total = 0;  // bytes (rsmi_dev_memory_usage_get / _total_get, VRAM)
+  bool known = false;
+};
+struct RsmiProcess {
+  int pid = 0;
+  std::vector<std::string> bus_ids;
+  std::uint64_t vram = 0;  // bytes, summed over its GPUs
+  // rocm_smi 5.2.3 sums vram_<gpu_id> over every GPU of the node and fails when one is missing,
+  // which it is for a process that opened only some GPUs (ROCR_VISIBLE_DEVICES): then unknown.
+  bool vram_known = false;
+};
+struct RsmiUsage {
+  bool available = false;
+  std::string message;
+  std::vector<RsmiGpuMemory> gpus;      // rsmi index order
+  std::vector<RsmiProcess> processes;
+};
+RsmiUsage query_rsmi_usage(const std::vector<std::string>& library_names = {});
+
 // Joins on PCI bus id, never on index; what does not join becomes a note.
 void merge_rsmi(NodeTopology& topo, const RsmiInventory& rsmi);
 

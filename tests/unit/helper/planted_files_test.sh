@@ -81,10 +81,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/fake_job.sh"
 fake_job_setup planted-files-test
 
 case_launch() {
-  # srun fails at once but for the port check: every preflight probe ends unanswered, the job
+  # srun fails at once but for the GPU and port checks: every preflight probe ends unanswered, the job
   # fails and tears down, which writes everything a job writes (status, plan, fingerprints,
   # console, both tarballs).
-  printf '#!/bin/sh\ncase "$*" in *" port-check "*) exit 0 ;; esac\nexit 1\n' > "$work/bin/srun"
+  printf '#!/bin/sh\ncase "$*" in *" port-check "*|*" gpu-check "*) exit 0 ;; esac\nexit 1\n' > "$work/bin/srun"
   chmod 755 "$work/bin/srun"
   local jid=4242 dir="$work/results/4242" env rc out
   read -r -a env <<< "$(job_env "$jid")"
@@ -256,7 +256,7 @@ case_submit() {
 case_resume() {
   echo 4300 > "$work/rec/next-job"
   fake_slurm
-  printf '#!/bin/sh\ncase "$*" in *" port-check "*) exit 0 ;; esac\nexit 1\n' > "$work/bin/srun"
+  printf '#!/bin/sh\ncase "$*" in *" port-check "*|*" gpu-check "*) exit 0 ;; esac\nexit 1\n' > "$work/bin/srun"
   chmod 755 "$work/bin/srun"
   local jid=4243 dir="$work/results/4243" forged="$work/results/4244" env out="$work/resume.out" rc
   read -r -a env <<< "$(job_env "$jid")"

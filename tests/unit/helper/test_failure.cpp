@@ -14,6 +14,7 @@ TEST_CASE("each fault the lab can make has its failure class; only a node's is r
       {"profile changed after submit (spank-nodefail)", Cause::recipe, "", "recipe"},
       {"another job on the node (shared-ports, exclusive profile)", Cause::not_exclusive, "", "node"},
       {"a planned port held on a node (shared-ports)", Cause::ports_busy, "", "node"},
+      {"a worker GPU held by another process (gpu-busy)", Cause::gpus_busy, "", "node"},
       {"the image lacks mooncake, or is not the identity (identity)", Cause::image, "", "image"},
       {"a decode worker killed (killed, run-killed-worker)", Cause::step_ended, "decode", "engine"},
       {"a prefill worker exits", Cause::step_ended, "prefill", "engine"},

@@ -96,6 +96,31 @@ TEST_CASE("CPX on the fake KFD tree is detected and refused", "[rsmi]") {
   CHECK_THROWS_WITH(srt::bind_worker(t, {0}, ""), Catch::Contains("CPX"));
 }
 
+// The same library and tree, with this test process holding GPU 3 (bus 75, rsmi index 0 in the
+// scrambled order) with 160 GiB, and 5000 MiB on GPU 6 that no process holds: what gpu-check
+// reads before any worker starts (issue 24, item 3).
+TEST_CASE("Real ROCm SMI sees the busy GPU: its PID, its GPU and the VRAM in use", "[rsmi]") {
+  srt::RsmiUsage u = srt::query_rsmi_usage();
+  INFO(u.message);
+  REQUIRE(u.available);
+  REQUIRE(u.gpus.size() == 8);
+  REQUIRE(u.processes.size() == 1);
+  const srt::RsmiProcess& p = u.processes[0];
+  CHECK(p.pid == static_cast<int>(::getpid()));
+  CHECK(p.bus_ids == std::vector<std::string>{"0000:75:00.0"});
+  // The holder opened GPU 3 alone, as a worker with ROCR_VISIBLE_DEVICES does; 5.2.3 then
+  // cannot sum its VRAM (see RsmiProcess), and gpu-check names the GPU's memory instead.
+  CHECK((!p.vram_known || p.vram == 160ull << 30));
+  for (const srt::RsmiGpuMemory& g : u.gpus) {
+    INFO(g.bus_id);
+    REQUIRE(g.known);
+    CHECK(g.total == 288ull << 30);
+    const std::uint64_t idle = 300ull << 20;
+    CHECK(g.used == (g.bus_id == "0000:75:00.0" ? idle + (160ull << 30)
+                     : g.bus_id == "0000:e5:00.0" ? idle + (5000ull << 20) : idle));
+  }
+}
+
 int main(int argc, char** argv) {
   if (::geteuid() != 0) {
     std::puts("SKIP: needs root for a private mount namespace and a bind mount over /sys");
@@ -109,7 +134,8 @@ int main(int argc, char** argv) {
   g_scratch = tmpl;
   const std::string sys = (g_scratch / "sys").string();
   int rc = 1;
-  if (!build_fake_sysfs(sys, {"--cards-order", "scrambled"})) {
+  const std::string busy = std::to_string(::getpid()) + ":3:" + std::to_string(160 * 1024);
+  if (!build_fake_sysfs(sys, {"--cards-order", "scrambled", "--busy", busy, "--vram-used", "6:5000"})) {
     std::fprintf(stderr, "cannot build the fake sysfs with %s\n", srt::test::fake_sysfs_builder().c_str());
   } else if (::unshare(CLONE_NEWNS) != 0) {
     std::printf("SKIP: unshare(CLONE_NEWNS): %s\n", std::strerror(errno));
