@@ -8,6 +8,9 @@
 #     says SLURM_JOB_ID of job 1): the launcher ends it (TERM: the holder frees its memory as
 #     the driver would), says so on the job's output, and goes on past the check; this job then
 #     stops at its 3-second health deadline (workers that load for 600 s), a job of its own.
+#  3. `srt-helper run --retry 1` with another user's holder on node2 again: the first job fails
+#     with class node naming node2, run submits it again with --exclude=node2, and the second
+#     job completes the 1P1D twin's sweep on node1 and node3 (issue 24, item 5 on the lab).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=launch-lib.sh
@@ -32,8 +35,10 @@ fake="$work/sys"
 /usr/bin/python3 "$LAUNCH_SRC/tests/fixtures/rsmi/make-fake-sysfs.py" --devices-dir srt-fake-devices "$fake"
 holder=
 mounted=0
+run_pid=
 finish() {
   launch_cancel_job
+  [[ -n "$run_pid" ]] && kill "$run_pid" 2>/dev/null
   [[ -n "$holder" ]] && kill "$holder" 2>/dev/null
   (( mounted )) && in_node "$HERE/fake-gpu-sysfs.sh" umount
   true
@@ -86,4 +91,31 @@ wait "$holder" 2>/dev/null || true
 holder=
 [[ ! -e "$fake/class/kfd/kfd/proc" || -z "$(ls "$fake/class/kfd/kfd/proc")" ]] || lab_fail "the holder did not unregister"
 launch_assert_clean "$jid" 15
-echo "PASS: another user's GPU holder stopped the job before any worker, naming $node, GPU 3, PID and memory; the user's own leftover was ended and the job went on"
+
+# 3. run --retry 1 around another user's holder
+holder=$(/usr/bin/python3 "$HERE/gpu_holder.py" "$fake" 3 163840 --uid 65534 > "$work/holder3.out" & echo $!)
+wait_for 10 test -d "$fake/class/kfd/kfd/proc/$holder" || lab_fail "the holder did not register"
+out="$work/run.out"
+PATH="$LAB_BASE/bin:$PATH" SRTSLURM_CONFIG="$LAB_BASE/etc/srt/cluster.yaml" \
+  "$SRT_HELPER" run --profile "$LAB_BASE/etc/srt/cluster.yaml" --results "$work/collected" --no-pictures \
+  --timeout 240 --retry 1 "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" > "$out" 2>&1 &
+run_pid=$!
+rc=0
+wait "$run_pid" || rc=$?
+run_pid=
+mapfile -t jobs < <(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$out")
+echo "srt-helper run --retry 1 exited $rc; jobs: ${jobs[*]}"
+show_run() { echo "--- srt-helper run output"; cat "$out"; }
+[[ $rc == 0 && ${#jobs[@]} == 2 ]] || { show_run; lab_fail "expected two jobs and exit 0"; }
+jid=${jobs[1]}
+grep -q "^retry 1 of 1: a node failed ($node); submitting again with --exclude=$node$" "$out" ||
+  { show_run; lab_fail "run did not say it resubmits without $node"; }
+launch_expect_class "${jobs[0]}" node "$node"
+[[ "$(launch_status "$jid" state)" == completed ]] || { show_run; launch_show "$jid"; lab_fail "the retried job did not complete"; }
+ran_on=$(cd "$(launch_job_dir "$jid")/logs" && ls ./*_prefill_*.out ./*_decode_*.out 2>/dev/null | sed 's|^./||; s|_.*||' | sort -u | tr '\n' ' ')
+echo "the retried job's workers ran on: $ran_on"
+[[ "$ran_on" == "node1 node3 " ]] || { show_run; lab_fail "the retried job's workers ran on '$ran_on', expected node1 and node3"; }
+lab_alive "$holder" || lab_fail "another user's process was ended"
+launch_assert_clean "${jobs[0]}" 15
+launch_assert_clean "$jid" 15
+echo "PASS: another user's GPU holder stopped the job before any worker, naming $node, GPU 3, PID and memory; the user's own leftover was ended and the job went on; run --retry placed the job again without $node"
