@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpu_holders.hpp"
+#include "launch/child.hpp"
 #include "slurmapi/job_state.hpp"
 #include "srt/gpu_clean.hpp"
 #include "srt/topology.hpp"
@@ -31,6 +32,8 @@ struct Args {
   std::vector<std::string> specs;  // NODE:INDICES, one per node (the launcher's form)
   double grace_seconds = 10;
   bool report_only = false;
+  bool pyxis_clean = false;
+  std::vector<std::string> pyxis_keep;  // srt-<hex> names this job's steps use
 };
 
 std::string env_or(const char* name, const std::string& fallback = {}) {
@@ -122,8 +125,36 @@ std::optional<Observed> observe(const Args& a, const std::string& node, std::str
   return o;
 }
 
+// The user's own named pyxis containers of other images (srt/gpu_clean.hpp): enroot keeps its
+// data per user, so `enroot list` shows nobody else's. Never fatal: a full disk is the admin's,
+// and a job that can import its image runs without this.
+void clean_pyxis_containers(const Args& a, const std::string& node) {
+  int status = 0;
+  const std::string list = launch::run_capture({"enroot", "list", "-f"}, 60, &status);
+  if (status != 0) {
+    std::printf("gpu-check: node %s: note: `enroot list -f` %s; named pyxis containers not cleaned\n", node.c_str(),
+                status == 127 ? "is not on PATH" : ("failed (exit " + std::to_string(status) + ")").c_str());
+    return;
+  }
+  const StaleContainers s = stale_containers(list, a.pyxis_keep);
+  for (const auto& name : s.running)
+    std::printf("gpu-check: node %s: kept: pyxis container %s of another image: a process runs in it\n", node.c_str(),
+                name.c_str());
+  for (const auto& name : s.remove) {
+    if (a.report_only) {
+      std::printf("gpu-check: node %s: would remove: pyxis container %s of another image\n", node.c_str(), name.c_str());
+      continue;
+    }
+    launch::run_capture({"enroot", "remove", "-f", name}, 300, &status);
+    std::printf("gpu-check: node %s: %s: pyxis container %s of another image%s\n", node.c_str(),
+                status == 0 ? "removed" : "note", name.c_str(),
+                status == 0 ? "" : (" could not be removed (exit " + std::to_string(status) + ")").c_str());
+  }
+}
+
 void run(Args a) {
   const std::string node = this_node_name(a.node);
+  if (a.pyxis_clean) clean_pyxis_containers(a, node);
   if (!a.specs.empty()) {
     // The launcher names every node's worker GPUs; this task takes its own node's.
     for (const auto& s : a.specs) {
@@ -193,6 +224,8 @@ void add_gpu_check(CLI::App& app) {
   cmd->add_option("--grace", a->grace_seconds, "seconds between SIGTERM and SIGKILL for a leftover of ours")
       ->check(CLI::Range(0.0, 600.0));
   cmd->add_option("SPEC", a->specs, "NODE:INDICES, one per node (others' are skipped); overrides --gpus");
+  cmd->add_flag("--pyxis-clean", a->pyxis_clean, "also remove this user's named pyxis containers (pyxis_srt-<hex>) of other images");
+  cmd->add_option("--pyxis-keep", a->pyxis_keep, "an srt-<hex> container name this job uses (repeatable)");
   cmd->add_flag("--report-only", a->report_only, "end nothing; report what would be ended");
   cmd->callback([a] {
     if (a->job_id == 0) {

@@ -76,6 +76,7 @@ std::string plan_digest(const Plan& plan) {
     e.str(p.step_name);
     e.ints(p.gpus);
     e.num(p.ranks);
+    e.num(p.dp_ranks);
     e.strs(p.argv);
     e.env(p.env);
     e.strs(p.unset_env);

@@ -30,6 +30,7 @@ Json plan_to_json(const Plan& plan) {
     o["step_name"] = p.step_name;
     o["gpus"] = p.gpus;
     o["ranks"] = p.ranks;
+    o["dp_ranks"] = p.dp_ranks;
     o["argv"] = p.argv;
     o["env"] = env_object(p.env);
     o["unset_env"] = p.unset_env;

@@ -119,6 +119,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
   w.step_name = mode + "_" + std::to_string(e.index);
   w.gpus = e.gpus;
   w.ranks = shape.world();
+  w.dp_ranks = shape.dp_attention ? shape.tp * shape.dp : shape.dp;
   w.log_file = node.name + "_" + mode + "_w" + std::to_string(e.index) + ".out";
 
   const int http = ports.one(name + " http");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 namespace srt {
 namespace {
@@ -92,6 +93,32 @@ GpuCleanVerdict judge_gpus(const GpuCleanFacts& f) {
                          "--exclude=" + f.node);
   }
   return v;
+}
+
+}  // namespace srt
+
+namespace srt {
+
+StaleContainers stale_containers(const std::string& enroot_list, const std::vector<std::string>& keep) {
+  StaleContainers out;
+  constexpr std::string_view kPrefix = "pyxis_srt-";
+  constexpr std::size_t kHex = 12;
+  std::size_t from = enroot_list.find('\n');  // the header line
+  while (from != std::string::npos && from < enroot_list.size()) {
+    const std::size_t start = from + 1, end = std::min(enroot_list.find('\n', start), enroot_list.size());
+    const std::string row = enroot_list.substr(start, end - start);
+    from = end;
+    const std::size_t name_end = std::min(row.find_first_of(" \t"), row.size());
+    const std::string name = row.substr(0, name_end);
+    if (name.size() != kPrefix.size() + kHex || name.compare(0, kPrefix.size(), kPrefix) != 0) continue;
+    if (name.find_first_not_of("0123456789abcdef", kPrefix.size()) != std::string::npos) continue;
+    const std::string ours = name.substr(std::string_view("pyxis_").size());
+    if (std::find(keep.begin(), keep.end(), ours) != keep.end()) continue;
+    const std::size_t pid = row.find_first_not_of(" \t", name_end);
+    const bool runs = pid != std::string::npos && row[pid] >= '1' && row[pid] <= '9';
+    (runs ? out.running : out.remove).push_back(name);
+  }
+  return out;
 }
 
 }  // namespace srt

@@ -21,14 +21,6 @@ constexpr const char* kSrtExecInContainer = "/usr/local/libexec/srt/srt-exec";
 
 bool in_container(const Process& p) { return p.role != "kv-relay"; }
 
-std::string image_for(const Job& job, const Process& p) {
-  std::string image = job.recipe.model.container;
-  if (p.role == "router" && !job.recipe.frontend.container_image.empty()) image = job.recipe.frontend.container_image;
-  if (p.role == "benchmark" && !job.recipe.benchmark.container_image.empty()) image = job.recipe.benchmark.container_image;
-  auto alias = job.profile.containers.find(image);
-  return alias == job.profile.containers.end() ? image : alias->second;
-}
-
 // "SRC:DST[:FLAGS]" (recipe extra_mount); DST defaults to SRC as pyxis does.
 Mount parse_mount(const std::string& spec) {
   Mount m;
@@ -89,6 +81,19 @@ std::vector<std::string> bwrap_prefix(const std::vector<Mount>& mounts) {
 
 }  // namespace
 
+// The recipe's image for the role, through the profile's aliases (the runtime decides whether
+// a step uses it).
+std::string image_for(const Job& job, const Process& p) {
+  std::string image = job.recipe.model.container;
+  if (p.role == "router" && !job.recipe.frontend.container_image.empty()) image = job.recipe.frontend.container_image;
+  if (p.role == "benchmark" && !job.recipe.benchmark.container_image.empty()) image = job.recipe.benchmark.container_image;
+  auto alias = job.profile.containers.find(image);
+  return alias == job.profile.containers.end() ? image : alias->second;
+}
+
+std::string pyxis_container_name(const std::string& image) { return "srt-" + sha256_hex(image).substr(0, 12); }
+
+
 std::vector<Mount> container_mounts(const Job& job, const Process& p) {
   std::vector<Mount> m;
   // srtctl's order: built-ins, default_mounts, extra_mount, container_mounts.
@@ -128,7 +133,7 @@ ContainerCommand container_command(const Job& job, const Process& p) {
   c.srt_exec = kSrtExecInContainer;
   // One container per image per node, reused by every step of the job there (pyxis keeps named
   // containers for the job's lifetime).
-  c.srun_options = {"--container-image=" + image, "--container-name=srt-" + sha256_hex(image).substr(0, 12),
+  c.srun_options = {"--container-image=" + image, "--container-name=" + pyxis_container_name(image),
                     "--no-container-entrypoint", "--no-container-mount-home",
                     "--container-mounts=" + join_mounts(mounts)};
   return c;

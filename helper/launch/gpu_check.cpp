@@ -34,6 +34,14 @@ StepCommand gpu_check_command(const Job& job) {
             "--ntasks-per-node=1", "--nodelist=" + nodelist, "--job-name=gpu_check", "--input=none"};
   c.command = {job.srt_helper, "gpu-check", "--job-id=" + std::to_string(job.plan.job_id),
                "--idle-vram-mib=" + std::to_string(job.profile.gpu_idle_vram_mib)};
+  if (job.profile.container_runtime == ContainerRuntime::pyxis) {
+    // Our named containers of other images go from every node checked (gpu_clean.hpp).
+    std::set<std::string> names;
+    for (const auto& p : job.plan.processes)
+      if (p.role != "kv-relay" && !image_for(job, p).empty()) names.insert(pyxis_container_name(image_for(job, p)));
+    c.command.push_back("--pyxis-clean");
+    for (const auto& name : names) c.command.push_back("--pyxis-keep=" + name);
+  }
   for (const auto& [node, gpus] : specs) c.command.push_back(node + ":" + gpus);
   return c;
 }
@@ -54,7 +62,9 @@ GpuCheckReport read_gpu_check(const std::string& output, const Job& job) {
     if (colon == std::string::npos) continue;
     const std::string node = rest.substr(0, colon), what = rest.substr(colon + 2);
     r.lines.push_back(line.substr(at));
-    if (what.rfind("ending: ", 0) == 0) continue;
+    const bool verdict = what.rfind("clean: ", 0) == 0 || what.rfind("busy: ", 0) == 0 ||
+                         what.rfind("not checked: ", 0) == 0 || what.rfind("error: ", 0) == 0;
+    if (!verdict) continue;  // "ending:", "removed:", "kept:" lines come before a verdict
     answered.insert(node);
     if (what.rfind("busy: ", 0) == 0) {
       r.busy.push_back(what.substr(6));

@@ -83,6 +83,12 @@ struct ContainerCommand {
 };
 ContainerCommand container_command(const Job& job, const Process& process);
 
+// The named pyxis container of an image ("srt-<12 hex of its sha256>"), one per image per
+// node, reused across jobs (pyxis's default container_scope=global keeps it).
+std::string pyxis_container_name(const std::string& image);
+// The recipe's image for a process's role, through the profile's container aliases.
+std::string image_for(const Job& job, const Process& p);
+
 // A mount as pyxis writes it: HOST:CONTAINER[:ro].
 struct Mount {
   std::string host, container;

@@ -27,6 +27,7 @@ int Launch::run() {
     preflight();
     start_workers();
     wait_healthy();
+    canary_ranks();
     start_router();
     run_benchmark();
     outcome_ = {"completed", "benchmark finished", 0, "", {}};

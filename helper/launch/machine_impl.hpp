@@ -1,6 +1,6 @@
 // The batch step's state machine (machine.cpp, machine_start.cpp, machine_benchmark.cpp): one
 // class whose states are its member functions, split by stage so each file reads on its own.
-//   plan -> gpus -> ports -> preflight -> workers -> healthy -> router -> benchmark -> teardown
+//   plan -> gpus -> ports -> preflight -> workers -> healthy -> ranks -> router -> benchmark -> teardown
 // Every state polls the same way (check()): a signal or a critical process ending leaves the
 // normal path at once (Stop), and teardown runs on every path.
 #pragma once
@@ -67,6 +67,8 @@ class Launch {
   void preflight();
   void start_workers();
   void wait_healthy();
+  void canary_ranks();
+  std::string model_of(const std::string& host, int port);
   void start_router();
   void wait_router_warm(const Process& router);
 

@@ -256,10 +256,14 @@ void Launch::start_router() {
   if (!router) return;
   enter("router");
   start(*router);
+  // Under --dp-aware AToMesh lists one worker per DP rank ("URL@r") and counts each in its
+  // stats (core/worker_registry.rs): the gate waits for every rank, not one per server.
+  const bool per_rank = std::find(router->argv.begin(), router->argv.end(), "--dp-aware") != router->argv.end();
   int prefill = 0, decode = 0;
   for (const auto& p : job_.plan.processes) {
-    if (p.role == "prefill") ++prefill;
-    if (p.role == "decode" || p.role == "agg") ++decode;
+    const int listed = per_rank ? p.dp_ranks : 1;
+    if (p.role == "prefill") prefill += listed;
+    if (p.role == "decode" || p.role == "agg") decode += listed;
   }
   const double deadline = console_.seconds() + job_.health_budget_seconds;
   std::string why = "no answer yet";
@@ -291,14 +295,7 @@ void Launch::wait_router_warm(const Process& router) {
   constexpr double kCanaryRetrySeconds = 1;
   const std::string host = address(router);
   const int port = router.readiness.port;
-  std::string model;
-  const ProbeResult models = http_get(host, port, "/v1/models");
-  if (models.ok) {
-    const Json j = Json::parse(models.body, nullptr, false);
-    if (j.is_object() && j.contains("data") && j["data"].is_array() && !j["data"].empty() && j["data"][0].is_object() &&
-        j["data"][0].contains("id") && j["data"][0]["id"].is_string())
-      model = j["data"][0]["id"].get<std::string>();
-  }
+  const std::string model = model_of(host, port);
   Json body = {{"prompt", "srt-spank canary"}, {"max_tokens", 1}, {"temperature", 0}, {"stream", false}};
   if (!model.empty()) body["model"] = model;
   const double started = console_.seconds(), deadline = started + job_.health_budget_seconds;

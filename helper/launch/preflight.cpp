@@ -20,12 +20,7 @@ std::string runtime_name(ContainerRuntime r) {
 // The image a role's step runs: what container.cpp gives pyxis. bwrap stands in for that image
 // (the lab); `none` runs on the host, which is no image at all.
 std::string image_of(const Job& job, const Process& p) {
-  if (job.profile.container_runtime == ContainerRuntime::none) return {};
-  std::string image = job.recipe.model.container;
-  if (p.role == "router" && !job.recipe.frontend.container_image.empty()) image = job.recipe.frontend.container_image;
-  if (p.role == "benchmark" && !job.recipe.benchmark.container_image.empty()) image = job.recipe.benchmark.container_image;
-  auto alias = job.profile.containers.find(image);
-  return alias == job.profile.containers.end() ? image : alias->second;
+  return job.profile.container_runtime == ContainerRuntime::none ? std::string() : image_for(job, p);
 }
 
 }  // namespace

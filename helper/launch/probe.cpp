@@ -11,8 +11,11 @@ namespace {
 ProbeResult result_of(const httplib::Result& res) {
   ProbeResult r;
   if (!res) {
-    r.why = res.error() == httplib::Error::Connection ? "nothing listening yet (connection refused or unreachable)"
-                                                      : httplib::to_string(res.error());
+    switch (res.error()) {
+      case httplib::Error::Connection: r.why = "nothing listening yet (connection refused or unreachable)"; break;
+      case httplib::Error::Read: r.why = "no answer within the read timeout (or the connection closed)"; break;
+      default: r.why = httplib::to_string(res.error());
+    }
     return r;
   }
   r.status = res->status;

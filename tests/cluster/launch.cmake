@@ -49,7 +49,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "mutation-dp-rank|test-launch-mutation.sh|"
     "stall|test-launch-stall.sh|whole"
     "stall-point|test-launch-stall.sh|point"
-    "router-warmup|test-launch-router-warmup.sh|")
+    "router-warmup|test-launch-router-warmup.sh|"
+    "wedged-rank|test-launch-wedged-rank.sh|")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 name)

@@ -62,7 +62,7 @@ launch_expect_failed "$jid" 60 "gpus: $node: GPU 3 (0000:75:00.0) is held by PID
   "160.3 GiB" "--exclude=$node" "no worker was started"
 launch_expect_class "$jid" node "$node"
 logs="$(launch_job_dir "$jid")/logs"
-compgen -G "$logs/*prefill*" >/dev/null && lab_fail "a worker was started: $(ls "$logs")"
+compgen -G "$logs/*_prefill_w*.out" >/dev/null && lab_fail "a worker was started: $(ls "$logs")"
 lab_alive "$holder" || lab_fail "another user's process was ended"
 launch_assert_clean "$jid" 15
 first=$jid

@@ -17,7 +17,9 @@ SRT_STANDIN_ESCAPE_SECONDS (0: off; else a detached helper that leaves the step,
 SRT_STANDIN_HANG_AFTER_REQUESTS=N (after N completion requests, every further one hangs: no
 answer, the socket held open, /health and /metrics still fine: a wedged engine) with
 SRT_STANDIN_HANG_MARKER=PATH (hang only if PATH does not exist, and create it when the hang
-starts: a transient fault that a rerun does not meet).
+starts: a transient fault that a rerun does not meet), SRT_STANDIN_WEDGED_DP_RANK=R (DP rank R
+answers no completion, whether the load balancer or a "data_parallel_rank" sent it there, while
+the server's /health and every other rank stay fine: a wedged rank).
 
 /metrics is ATOM's (atom/entrypoints/openai/metrics.py): unlabelled ``atom:*`` gauges and
 counters from a snapshot the server refreshes every 5 s (_METRICS_REFRESH_INTERVAL_SECONDS), so a
@@ -303,6 +305,19 @@ class Server:
         self.hang_after = env_int("SRT_STANDIN_HANG_AFTER_REQUESTS", 0)
         self.hang_marker = os.environ.get("SRT_STANDIN_HANG_MARKER", "")
         self.hanging = False
+        wedged = os.environ.get("SRT_STANDIN_WEDGED_DP_RANK", "")
+        self.wedged_rank = int(wedged) if wedged.strip().isdigit() else None
+        self.wedged_logged = False
+
+    async def hang_if_rank_wedged(self, rank):
+        """SRT_STANDIN_WEDGED_DP_RANK: a request on that rank is never answered."""
+        if self.wedged_rank is None or rank.dp_rank != self.wedged_rank:
+            return
+        if not self.wedged_logged:
+            self.wedged_logged = True
+            log.warning("stand-in: DP rank %d is wedged (SRT_STANDIN_WEDGED_DP_RANK): its requests "
+                        "get no answer", rank.dp_rank)
+        await asyncio.Event().wait()
 
     def app(self):
         app = web.Application(client_max_size=512 * 1024 * 1024)
@@ -446,6 +461,7 @@ class Server:
             pass
         try:
             await self.hang_if_wedged()
+            await self.hang_if_rank_wedged(rank)
             if body.get("stream"):
                 answer = await self.stream(request, request_id, obj, rank, prompt_tokens,
                                            n_tokens, finish, kv_in)

@@ -57,3 +57,21 @@ GpuCleanVerdict judge_gpus(const GpuCleanFacts& facts);
 std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace srt
+
+namespace srt {
+
+// The launcher's own pyxis containers of other images (issue 24, item 3). It names one
+// container per image, `--container-name=srt-<12 hex of the image's sha256>`; with pyxis's
+// default container_scope=global (pyxis 0.24 config.c) enroot keeps it as `pyxis_srt-<hex>`
+// across jobs, so the next job of the same image skips the import. Those of images this job
+// does not use only fill the node's disk: they go, unless a process runs in one (a running job
+// of the user's). Job-scoped ones (`pyxis_<jobid>_srt-<hex>`) pyxis removes itself at job end.
+struct StaleContainers {
+  std::vector<std::string> remove;   // enroot names to `enroot remove -f`
+  std::vector<std::string> running;  // ours of another image, but a process runs in it: kept
+};
+// `enroot list -f` output (a header line, then NAME [PID ...] rows) and the names this job's
+// steps use ("srt-<hex>"). Rows that are not ours are never touched.
+StaleContainers stale_containers(const std::string& enroot_list, const std::vector<std::string>& keep);
+
+}  // namespace srt

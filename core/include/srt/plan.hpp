@@ -43,7 +43,11 @@ struct Process {
   std::string node;
   std::string step_name;               // Slurm step name: prefill_0, router, benchmark
   std::vector<int> gpus;               // node-local GPU indices (workers only)
-  int ranks = 1;                       // DP ranks in the process (tp under DP attention)
+  int ranks = 1;                       // GPU ranks in the process (tp x dp x pp)
+  // The engine's DP ranks, as its /server_info dp_size says and AToMesh --dp-aware expands it
+  // (one router worker "URL@r" per rank): tp x dp under DP attention (each TP rank serves as a
+  // DP rank), else dp. A completion with "data_parallel_rank": r goes to rank r.
+  int dp_ranks = 1;
   std::vector<std::string> argv;
   EnvList env;                         // set, in this order
   std::vector<std::string> unset_env;  // removed from the inherited environment

@@ -44,6 +44,7 @@ std::vector<Mutation> mutations() {
       {"process.step_name", [w](srt::Plan& p) { w(p).step_name += "x"; }},
       {"process.gpus", [w](srt::Plan& p) { std::swap(w(p).gpus[0], w(p).gpus[1]); }},
       {"process.ranks", [w](srt::Plan& p) { w(p).ranks += 1; }},
+      {"process.dp_ranks", [w](srt::Plan& p) { w(p).dp_ranks += 1; }},
       {"process.argv", [w](srt::Plan& p) { w(p).argv.back() += "x"; }},
       {"process.argv split", [w](srt::Plan& p) {  // same characters, other boundaries
          auto& a = w(p).argv;

@@ -123,3 +123,21 @@ TEST_CASE("Memory reads as a person reads it", "[gpu_clean]") {
   CHECK(srt::format_bytes(168 * kGiB) == "168.0 GiB");
   CHECK(srt::format_bytes(0) == "0 MiB");
 }
+
+TEST_CASE("Our named containers of other images go; ours in use, the job's own and others' stay", "[gpu_clean]") {
+  // `enroot list -f`: a header, then NAME PID STATE ... (PID empty when nothing runs in it).
+  const std::string list =
+      "NAME                    PID    COMM  STATE  STARTED  TIME  MNTNS  USERNS  COMMAND\n"
+      "pyxis_srt-0123456789ab\n"
+      "pyxis_srt-aaaaaaaaaaaa  81234  bash  S      10:02    0:01  4026   4026    bash\n"
+      "pyxis_srt-bbbbbbbbbbbb\n"
+      "pyxis_77_srt-cccccccccccc\n"
+      "pyxis_mycontainer\n"
+      "pyxis_srt-XYZ\n"
+      "ubuntu\n";
+  const srt::StaleContainers s = srt::stale_containers(list, {"srt-bbbbbbbbbbbb"});
+  CHECK(s.remove == std::vector<std::string>{"pyxis_srt-0123456789ab"});
+  CHECK(s.running == std::vector<std::string>{"pyxis_srt-aaaaaaaaaaaa"});
+  CHECK(srt::stale_containers("", {}).remove.empty());
+  CHECK(srt::stale_containers("NAME PID\n", {}).remove.empty());
+}
