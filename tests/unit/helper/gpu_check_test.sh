@@ -60,6 +60,28 @@ if [[ ! -e /sys/class/kfd ]]; then
   "$helper" gpu-check --node n1 n1:0-7 > "$work/out" 2>&1 || fail "no ROCm GPU here: exit $?"
   grep -q "gpu-check: node n1: not checked: ROCm SMI did not initialise" "$work/out" || fail "no 'not checked' line"
 fi
+# --pyxis-clean: the user's own named containers of other images go (a fake enroot on PATH
+# answers `enroot list -f` as enroot does and logs every remove); the job's own, one with a
+# process in it, and names that are not ours stay.
+mkdir -p "$work/bin"
+cat > "$work/bin/enroot" <<'SH'
+#!/bin/sh
+case "$1" in
+  list) printf 'NAME                    PID    STATE\npyxis_srt-0123456789ab\npyxis_srt-aaaaaaaaaaaa  81234  S\npyxis_srt-bbbbbbbbbbbb\npyxis_mine\n' ;;
+  remove) echo "$*" >> "$ENROOT_LOG" ;;
+  *) exit 2 ;;
+esac
+SH
+chmod 755 "$work/bin/enroot"
+ENROOT_LOG="$work/enroot.log" PATH="$work/bin:$PATH" "$helper" gpu-check --node n3 --pyxis-clean \
+  --pyxis-keep srt-bbbbbbbbbbbb n1:0 > "$work/out" 2>&1 || fail "--pyxis-clean: exit $?"
+[[ "$(cat "$work/enroot.log")" == "remove -f pyxis_srt-0123456789ab" ]] || fail "enroot remove calls: $(cat "$work/enroot.log")"
+grep -qx "gpu-check: node n3: removed: pyxis container pyxis_srt-0123456789ab of another image" "$work/out" || fail "no 'removed' line"
+grep -qx "gpu-check: node n3: kept: pyxis container pyxis_srt-aaaaaaaaaaaa of another image: a process runs in it" "$work/out" ||
+  fail "no 'kept' line for the container in use"
+PATH="$work/bin-none:/usr/bin:/bin" "$helper" gpu-check --node n3 --pyxis-clean n1:0 > "$work/out" 2>&1 || fail "no enroot: exit $?"
+grep -q "gpu-check: node n3: note: \`enroot list -f\` is not on PATH" "$work/out" || fail "no note without enroot"
+
 rc=0
 "$helper" gpu-check --node n1 n1:x-y > "$work/out" 2>&1 || rc=$?
 [[ $rc == 2 ]] || fail "a bad NODE:INDICES word: exit $rc, expected 2"
