@@ -112,7 +112,11 @@ grep -q "^retry 1 of 1: a node failed ($node); submitting again with --exclude=$
   { show_run; lab_fail "run did not say it resubmits without $node"; }
 launch_expect_class "${jobs[0]}" node "$node"
 [[ "$(launch_status "$jid" state)" == completed ]] || { show_run; launch_show "$jid"; lab_fail "the retried job did not complete"; }
-ran_on=$(cd "$(launch_job_dir "$jid")/logs" && ls ./*_prefill_*.out ./*_decode_*.out 2>/dev/null | sed 's|^./||; s|_.*||' | sort -u | tr '\n' ' ')
+ran_on=$(for f in "$(launch_job_dir "$jid")"/logs/*_prefill_w*.out "$(launch_job_dir "$jid")"/logs/*_decode_w*.out; do
+  [[ -e "$f" ]] || continue
+  f=${f##*/}
+  echo "${f%%_*}"
+done | sort -u | tr '\n' ' ')
 echo "the retried job's workers ran on: $ran_on"
 [[ "$ran_on" == "node1 node3 " ]] || { show_run; lab_fail "the retried job's workers ran on '$ran_on', expected node1 and node3"; }
 lab_alive "$holder" || lab_fail "another user's process was ended"

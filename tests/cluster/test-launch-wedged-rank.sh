@@ -32,6 +32,6 @@ print(next(p["node"] for p in json.load(open(sys.argv[1]))["processes"] if p["na
 launch_expect_class "$jid" engine "$decode_node"
 logs="$(launch_job_dir "$jid")/logs"
 [[ ! -e "$logs/benchmark.out" ]] || lab_fail "the benchmark started: $(head -5 "$logs/benchmark.out")"
-if ls "$logs" | grep -q atomesh; then lab_fail "the router was started: $(ls "$logs")"; fi
+compgen -G "$logs/*_atomesh_*.out" >/dev/null && lab_fail "the router was started: $(ls "$logs")"
 launch_assert_clean "$jid" 15
 echo "PASS: a wedged DP rank failed the job before the router and the benchmark, named with its worker, node and rank"

@@ -29,6 +29,7 @@ hold() {  # hold GPU MIB [--uid N]: a live holder; prints its PID
 }
 other=$(hold 3 163840 --uid 65534); holders+=("$other")
 mine=$(unset SLURM_JOB_ID; hold 1 2048); holders+=("$mine")
+# shellcheck disable=SC2016  # $0 and $@ are the inner shell's
 in_fake() { unshare -m bash -c 'mount --make-rprivate / && mount --bind "$0" /sys && exec "$@"' "$fake" "$@"; }
 
 rc=0
@@ -40,7 +41,7 @@ grep -qx "gpu-check: node n1: busy: n1: GPU 3 (0000:75:00.0) is held by PID $oth
 grep -q "gpu-check: node n1: busy: n1: GPU 1 (0000:15:00.0) is held by PID $mine (python3) (the GPU has 2.3 GiB of VRAM in use): your own process outside any Slurm job" "$work/out" \
   || fail "this user's holder outside a job is not named as expected"
 grep -q "GPU 6" "$work/out" && fail "GPU 6 is not the job's (n1:0-5) and was judged"
-kill -0 "$other" && kill -0 "$mine" || fail "gpu-check ended a process that was not its to end"
+{ kill -0 "$other" && kill -0 "$mine"; } || fail "gpu-check ended a process that was not its to end"
 
 rc=0
 in_fake "$helper" gpu-check --node n1 --job-id 77 --idle-vram-mib 4096 n1:6 > "$work/out" 2>&1 || rc=$?
