@@ -64,6 +64,8 @@ class Launch {
   void check_gpus();
   void check_nodes_and_ports();
   std::string port_check_failure(const std::string& out, int status);
+  std::string node_step_failure(const std::string& state, const std::string& what, const std::string& file,
+                                const std::string& out, int status, const std::vector<std::string>& silent);
   void preflight();
   void start_workers();
   void wait_healthy();

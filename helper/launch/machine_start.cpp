@@ -40,12 +40,9 @@ void Launch::check_gpus() {
     if (r.busy.size() > 1) why += " (and " + std::to_string(r.busy.size() - 1) + " more: see the job's output)";
   } else {
     // The step itself failed where a node gave no verdict: that node cannot run the job's steps.
-    why = "the GPU check step " + std::string(status == -1 ? "did not finish in " + std::to_string(int(kPortCheckSeconds)) +
-                                                               " s" : "failed (exit code " + std::to_string(status) + ")");
-    for (const auto& n : r.silent) why += (n == r.silent.front() ? " on " : ", ") + n;
+    why = node_step_failure("gpus", "GPU check", "gpu_check", out, status, r.silent);
+    console_.line("gpus: " + why);
     nodes = r.silent;
-    const std::size_t said = out.find("srt: ");
-    if (said != std::string::npos) why += ": " + out.substr(said, out.find('\n', said) - said);
   }
   throw failed(Cause::gpus_busy, "gpus: " + why + " (no worker was started)", nodes);
 }
@@ -100,36 +97,42 @@ void Launch::check_nodes_and_ports() {
   throw failed(Cause::ports_busy, "ports: " + busy + " (no worker was started)", nodes);
 }
 
-// The step itself failed (a node that cannot run the job's steps: the plugin's task_init
-// refusing, slurmstepd errors) or timed out. Its output is kept as <node>_port_check.out for
-// each node that did not report, and the reason names the node, the first "srt:" line (what
-// the plugin said: node, library path) and that file, as a failed preflight probe's does.
 std::string Launch::port_check_failure(const std::string& out, int status) {
   std::vector<std::string> silent;
   for (const auto& n : job_.plan.nodes)
     if (out.find("port-check: node " + n.name + ": ") == std::string::npos) silent.push_back(n.name);
+  const std::string why = node_step_failure("ports", "port check", "port_check", out, status, silent);
+  console_.line("ports: " + why);
+  return why;
+}
+
+// A per-node check step itself failed (a node that cannot run the job's steps: the plugin's
+// task_init refusing, slurmstepd errors) or timed out. Its output is kept as <node>_<file>.out
+// for each node that did not report, and the reason names the node, the first "srt:" line
+// (what the plugin said: node, library path) and that file, as a failed preflight probe's does.
+std::string Launch::node_step_failure(const std::string& state, const std::string& what, const std::string& file,
+                                      const std::string& out, int status, const std::vector<std::string>& silent) {
   std::string said;
   for (std::size_t at = out.find("srt: "); at != std::string::npos && said.empty(); at = out.find("srt: ", at + 1))
     said = out.substr(at, out.find('\n', at) - at);
-  std::string why = "the port check step " + std::string(status == -1 ? "did not finish in " +
+  std::string why = "the " + what + " step " + std::string(status == -1 ? "did not finish in " +
                     std::to_string(int(kPortCheckSeconds)) + " s" : "failed (exit code " + std::to_string(status) + ")");
   std::string nodes, logs;
   for (const auto& n : silent) {
     nodes += (nodes.empty() ? "" : ", ") + n;
-    const std::string name = n + "_port_check.out";
+    const std::string name = n + "_" + file + ".out";
     if (job_.logs) {
       try {
         job_.logs->write_file(name, out);
         logs += (logs.empty() ? "" : ", ") + job_.log_dir + "/" + name;
       } catch (const Error& e) {
-        console_.line("ports: " + std::string(e.what()));
+        console_.line(state + ": " + std::string(e.what()));
       }
     }
   }
   if (!nodes.empty()) why += " on " + nodes;
   if (!said.empty()) why += ": " + said;
   if (!logs.empty()) why += "; its output is in " + logs;
-  console_.line("ports: " + why);
   return why;
 }
 

@@ -14,7 +14,16 @@ src=${2:?usage: gpu_check_test.sh SRT_HELPER SOURCE_DIR}
 (( EUID == 0 )) || { echo "SKIP: needs root for a private mount namespace over /sys"; exit 77; }
 work=$(mktemp -d)
 holders=()
-cleanup() { for h in "${holders[@]}"; do kill "$h" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"; }
+# The holders are not this shell's children (started in $(...)): wait until each is gone, or
+# its own clean-up on TERM races the rm below.
+cleanup() {
+  local h _
+  for h in "${holders[@]}"; do kill "$h" 2>/dev/null || true; done
+  for h in "${holders[@]}"; do
+    for _ in $(seq 50); do kill -0 "$h" 2>/dev/null || break; sleep 0.1; done
+  done
+  rm -rf "$work"
+}
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; [[ -f "$work/out" ]] && cat "$work/out" >&2; exit 1; }
 
