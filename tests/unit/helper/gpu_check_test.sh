@@ -41,6 +41,14 @@ mine=$(unset SLURM_JOB_ID; hold 1 2048); holders+=("$mine")
 # shellcheck disable=SC2016  # $0 and $@ are the inner shell's
 in_fake() { unshare -m bash -c 'mount --make-rprivate / && mount --bind "$0" /sys && exec "$@"' "$fake" "$@"; }
 
+# The library must read the fake tree at all: Debian 12's 5.2 and trixie's 6.1 do, sid's 6.4 does
+# not initialise on it (as rsmi_namespace, which scripts/test.sh leaves out of the matrix).
+in_fake "$helper" gpu-check --node n1 n1:0 > "$work/out" 2>&1 || true
+if grep -q "not checked: ROCm SMI did not initialise" "$work/out"; then
+  echo "SKIP: this ROCm SMI library does not initialise on the fake sysfs: $(cat "$work/out")"
+  exit 77
+fi
+
 rc=0
 in_fake env -u SLURM_JOB_ID -u SLURM_STEP_GPUS -u SLURM_JOB_GPUS "$helper" gpu-check --node n1 --job-id 77 \
   n1:0-5 n2:0-7 > "$work/out" 2>&1 || rc=$?
