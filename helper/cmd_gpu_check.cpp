@@ -119,7 +119,8 @@ std::optional<Observed> observe(const Args& a, const std::string& node, std::str
     h.vram = p.vram;
     h.vram_known = p.vram_known;
     o.ids.push_back(read_holder(h));
-    if (h.alive && h.job_id) h.job_running = *h.job_id == a.job_id || job_running(*h.job_id);
+    // Only the job user's own processes can be ended, so only theirs need slurmctld's answer.
+    if (h.alive && h.job_id && h.uid == f.uid) h.job_running = *h.job_id == a.job_id || job_running(*h.job_id);
     f.holders.push_back(std::move(h));
   }
   return o;

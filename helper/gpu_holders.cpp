@@ -24,9 +24,14 @@ constexpr std::size_t kMaxProcFile = 1 << 20;
 bool read_small(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
-  out.assign(kMaxProcFile, '\0');
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
-  out.resize(static_cast<std::size_t>(in.gcount()));
+  out.clear();
+  char chunk[16384];
+  while (out.size() < kMaxProcFile) {
+    in.read(chunk, sizeof chunk);
+    const std::streamsize n = in.gcount();
+    if (n <= 0) break;
+    out.append(chunk, static_cast<std::size_t>(n));
+  }
   return true;
 }
 
