@@ -175,6 +175,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
     if (reads_point_variable(recipe.benchmark)) plan.benchmark_points = recipe.benchmark.concurrencies;
   }
 
+  for (auto& p : plan.processes) p.container = container_spec(recipe, profile, p, in.job_id);
   plan.digest = plan_digest(plan);
   return plan;
 }

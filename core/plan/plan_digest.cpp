@@ -90,6 +90,15 @@ std::string plan_digest(const Plan& plan) {
     e.str(p.readiness.path);
     e.str(p.log_file);
     e.num(p.critical ? 1 : 0);
+    e.num(p.container.on_host ? 1 : 0);
+    e.str(p.container.image);
+    e.list(p.container.mounts.size());
+    for (const auto& m : p.container.mounts) {
+      e.str(m.host);
+      e.str(m.container);
+      e.num((m.read_only ? 1 : 0) | (m.device ? 2 : 0));
+    }
+    e.num(p.container.unlimited_memlock ? 1 : 0);
   }
   e.str(plan.kv_events_mode);
   e.strs(plan.kv_event_endpoints);

@@ -10,6 +10,14 @@ Json env_object(const EnvList& env) {
   return o;
 }
 
+Json container_object(const ContainerSpec& c) {
+  Json mounts = Json::array();
+  for (const auto& m : c.mounts)
+    mounts.push_back({{"host", m.host}, {"container", m.container}, {"read_only", m.read_only}, {"device", m.device}});
+  return {{"on_host", c.on_host}, {"image", c.image}, {"mounts", std::move(mounts)},
+          {"unlimited_memlock", c.unlimited_memlock}};
+}
+
 }  // namespace
 
 Json plan_to_json(const Plan& plan) {
@@ -40,6 +48,7 @@ Json plan_to_json(const Plan& plan) {
     o["readiness"] = {{"kind", p.readiness.kind}, {"port", p.readiness.port}, {"path", p.readiness.path}};
     o["log_file"] = p.log_file;
     o["critical"] = p.critical;
+    o["container"] = container_object(p.container);
     j["processes"].push_back(std::move(o));
   }
   j["kv_events_mode"] = plan.kv_events_mode;

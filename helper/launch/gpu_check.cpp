@@ -38,7 +38,7 @@ StepCommand gpu_check_command(const Job& job) {
     // Our named containers of other images go from every node checked (gpu_clean.hpp).
     std::set<std::string> names;
     for (const auto& p : job.plan.processes)
-      if (p.role != "kv-relay" && !image_for(job, p).empty()) names.insert(pyxis_container_name(image_for(job, p)));
+      if (!p.container.on_host && !p.container.image.empty()) names.insert(pyxis_container_name(p.container.image));
     c.command.push_back("--pyxis-clean");
     for (const auto& name : names) c.command.push_back("--pyxis-keep=" + name);
   }

@@ -153,9 +153,8 @@ Job load_job(const Options& o) {
                                                              : HealthCheck{};
   job.health_budget_seconds = hc.max_attempts * hc.interval_seconds;
   job.rdma = job.recipe.backend.mooncake_protocol.empty() || job.recipe.backend.mooncake_protocol == "rdma";
-  // srtctl: <output_dir>/<jobid>/logs; without output_dir, beside the results.
-  const std::string base = job.profile.output_dir.empty() ? job.profile.results_root : job.profile.output_dir;
-  job.job_dir = base + "/" + std::to_string(job.plan.job_id);
+  // The directories the Plan mounts at /logs and /results (srt/container_spec.hpp).
+  job.job_dir = job_directory(job.profile, job.plan.job_id);
   job.log_dir = job.job_dir + "/logs";
   job.results_dir = job.profile.results_root;
   job.srt_exec = find_srt_exec(o.srt_exec);

@@ -53,7 +53,7 @@ struct Job {
   // is <results_root>/<jobid> (the same directory as `dir` without output_dir).
   std::shared_ptr<const helper::SafeDir> dir, logs, results;
   int health_budget_seconds = 0;  // health_check max_attempts x interval_seconds
-  bool rdma = false;          // mooncake_protocol rdma: /dev/infiniband, providers, memlock
+  bool rdma = false;          // mooncake_protocol rdma: srt-exec checks the RDMA devices (steps.cpp)
   std::string srt_exec;       // host path of srt-exec
   std::string srt_helper;     // host path of this program (kv-relay steps run it)
   std::string recipe_text;    // what the plugin validated (the snapshot), kept as <job_dir>/recipe.yaml
@@ -86,14 +86,4 @@ ContainerCommand container_command(const Job& job, const Process& process);
 // The named pyxis container of an image ("srt-<12 hex of its sha256>"), one per image per
 // node, reused across jobs (pyxis's default container_scope=global keeps it).
 std::string pyxis_container_name(const std::string& image);
-// The recipe's image for a process's role, through the profile's container aliases.
-std::string image_for(const Job& job, const Process& p);
-
-// A mount as pyxis writes it: HOST:CONTAINER[:ro].
-struct Mount {
-  std::string host, container;
-  bool read_only = false;
-};
-std::vector<Mount> container_mounts(const Job& job, const Process& process);
-
 }  // namespace srt::launch

@@ -20,7 +20,7 @@ std::string runtime_name(ContainerRuntime r) {
 // The image a role's step runs: what container.cpp gives pyxis. bwrap stands in for that image
 // (the lab); `none` runs on the host, which is no image at all.
 std::string image_of(const Job& job, const Process& p) {
-  return job.profile.container_runtime == ContainerRuntime::none ? std::string() : image_for(job, p);
+  return job.profile.container_runtime == ContainerRuntime::none ? std::string() : p.container.image;
 }
 
 }  // namespace
@@ -28,7 +28,7 @@ std::string image_of(const Job& job, const Process& p) {
 std::vector<ProbeStep> probe_steps(const Job& job) {
   std::vector<ProbeStep> out;
   std::set<std::string> seen;
-  // Inside a container the log directory is /logs (container_mounts); on the host, itself.
+  // Inside a container the log directory is /logs (the Plan's container mounts); on the host, itself.
   const std::string logs_inside = job.profile.container_runtime == ContainerRuntime::none ? job.log_dir : "/logs";
   for (const auto& p : job.plan.processes) {
     if (p.role == "kv-relay" || !seen.insert(p.role).second) continue;

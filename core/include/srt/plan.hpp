@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "srt/container_spec.hpp"
 #include "srt/profile.hpp"
 #include "srt/recipe.hpp"
 #include "srt/topology.hpp"
@@ -55,6 +56,7 @@ struct Process {
   Probe readiness;
   std::string log_file;                // file name in the job's log directory
   bool critical = true;
+  ContainerSpec container;             // what the step runs in, whatever the runtime
 };
 
 struct Plan {

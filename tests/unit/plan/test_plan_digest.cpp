@@ -57,6 +57,19 @@ std::vector<Mutation> mutations() {
       {"process.readiness", [w](srt::Plan& p) { w(p).readiness.path = "/ready"; }},
       {"process.log_file", [w](srt::Plan& p) { w(p).log_file += "x"; }},
       {"process.critical", [w](srt::Plan& p) { w(p).critical = !w(p).critical; }},
+      {"process.container image", [w](srt::Plan& p) { w(p).container.image += "-other"; }},
+      {"process.container on_host", [w](srt::Plan& p) { w(p).container.on_host = !w(p).container.on_host; }},
+      {"process.container mount", [w](srt::Plan& p) { w(p).container.mounts.front().host += "x"; }},
+      {"process.container mount path", [w](srt::Plan& p) { w(p).container.mounts.back().container += "x"; }},
+      {"process.container mount ro", [w](srt::Plan& p) {
+         w(p).container.mounts.front().read_only = !w(p).container.mounts.front().read_only;
+       }},
+      {"process.container device", [w](srt::Plan& p) {
+         w(p).container.mounts.front().device = !w(p).container.mounts.front().device;
+       }},
+      {"process.container memlock", [w](srt::Plan& p) {
+         w(p).container.unlimited_memlock = !w(p).container.unlimited_memlock;
+       }},
       {"kv_events_mode", [](srt::Plan& p) { p.kv_events_mode = "relay"; }},
       {"kv_event_endpoints", [](srt::Plan& p) { p.kv_event_endpoints.pop_back(); }},
       {"job_env", [](srt::Plan& p) { p.job_env.back().second += "x"; }},

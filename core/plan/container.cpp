@@ -1,0 +1,86 @@
+// Each process's ContainerSpec (srt/container_spec.hpp), in srtctl's mount order.
+#include "srt/container_spec.hpp"
+
+#include <string>
+#include <utility>
+
+#include "processes.hpp"
+#include "srt/plan.hpp"
+
+namespace srt {
+
+std::string job_directory(const Profile& profile, std::uint64_t job_id) {
+  const std::string& base = profile.output_dir.empty() ? profile.results_root : profile.output_dir;
+  return base + "/" + std::to_string(job_id);
+}
+
+namespace plan_detail {
+namespace {
+
+// "SRC:DST[:FLAGS]" (recipe extra_mount); DST defaults to SRC as pyxis does.
+Mount parse_mount(const std::string& spec) {
+  Mount m;
+  const auto a = spec.find(':');
+  m.host = spec.substr(0, a);
+  if (a == std::string::npos) {
+    m.container = m.host;
+    return m;
+  }
+  const auto b = spec.find(':', a + 1);
+  m.container = spec.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+  m.read_only = b != std::string::npos && spec.substr(b + 1).find("ro") != std::string::npos;
+  return m;
+}
+
+// A later mount of the same container path replaces the earlier one in place (job-level
+// mounts take priority over the profile's, as in srtctl).
+void add(std::vector<Mount>& mounts, Mount m) {
+  if (m.host.empty() || m.container.empty()) return;
+  for (auto& have : mounts)
+    if (have.container == m.container) {
+      have = std::move(m);
+      return;
+    }
+  mounts.push_back(std::move(m));
+}
+
+bool is_device_path(const std::string& path) { return path.rfind("/dev/", 0) == 0; }
+
+}  // namespace
+
+std::string image_of(const Recipe& r, const Profile& p, const std::string& role) {
+  std::string image = r.model.container;
+  if (role == "router" && !r.frontend.container_image.empty()) image = r.frontend.container_image;
+  if (role == "benchmark" && !r.benchmark.container_image.empty()) image = r.benchmark.container_image;
+  auto alias = p.containers.find(image);
+  return alias == p.containers.end() ? image : alias->second;
+}
+
+ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& proc, std::uint64_t job_id) {
+  ContainerSpec c;
+  if (proc.role == "kv-relay") {
+    c.on_host = true;
+    return c;
+  }
+  c.image = image_of(r, p, proc.role);
+  std::vector<Mount>& m = c.mounts;
+  add(m, {job_directory(p, job_id) + "/logs", "/logs", false});
+  add(m, {p.results_root, "/results", false});
+  // The Plan passes a local model by its host path (model_argument), so it appears there.
+  const std::string model = model_argument(r, p);
+  if (!model.empty() && model.front() == '/') add(m, {model, model, true});
+  add(m, {"/dev/kfd", "/dev/kfd", false, true});
+  add(m, {"/dev/dri", "/dev/dri", false, true});
+  for (const auto& [host, inside] : p.default_mounts) add(m, {host, inside, false});
+  for (const auto& spec : r.extra_mount) add(m, parse_mount(spec));
+  for (const auto& [host, inside] : r.container_mounts) add(m, {host, inside, false});
+  if (proc.is_worker() && mooncake_over_rdma(r)) {
+    // Device directories stay writable; the providers the host's NIC driver needs are read-only.
+    for (const auto& [host, inside] : p.rdma_mounts) add(m, {host, inside, !is_device_path(host), is_device_path(host)});
+    c.unlimited_memlock = true;
+  }
+  return c;
+}
+
+}  // namespace plan_detail
+}  // namespace srt
