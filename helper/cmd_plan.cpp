@@ -11,7 +11,7 @@
 #include "slurmapi/hostlist.hpp"
 #include "srt/error.hpp"
 #include "srt/contract.hpp"
-#include "srt/plan.hpp"
+#include "srt/job_plan.hpp"
 #include "srt/topology.hpp"
 
 namespace srt::helper {
@@ -73,13 +73,13 @@ void run(const PlanArgs& a) {
       fail("no node list", "pass --nodelist 'mi355x-[01-03]' or run inside a Slurm job");
     nodelist = env;
   }
-  PlanInputs in;
-  in.nodes = slurmapi::expand_hostlist(nodelist);
-  in.job_id = a.job_id;
-  in.recipe_path = one.ref.given;  // SRT_RECIPE: FILE[:SELECTOR] as given
-  in.kv_events_capability = a.kv_capability;
-  in.addresses = slurmapi::resolve_addresses(in.nodes, profile);
-  Plan plan = make_plan(recipe, profile, in);
+  JobFacts facts;
+  facts.nodes = slurmapi::expand_hostlist(nodelist);
+  facts.job_id = a.job_id;
+  facts.kv_events_capability = a.kv_capability;
+  facts.addresses = slurmapi::resolve_addresses(facts.nodes, profile);
+  // SRT_RECIPE: FILE[:SELECTOR] as given.
+  Plan plan = plan_job(recipe, one.ref.given, profile, facts).plan;
   if (!a.topology_xml.empty()) {
     // As if every node had this topology: the per-node binding a worker step would get.
     const NodeTopology topo = read_topology_xml(a.topology_xml);

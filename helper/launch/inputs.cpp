@@ -15,6 +15,7 @@
 #include "slurmapi/hostlist.hpp"
 #include "srt/contract.hpp"
 #include "srt/error.hpp"
+#include "srt/job_plan.hpp"
 
 #ifndef SRT_LIBEXECDIR
 #define SRT_LIBEXECDIR "/usr/libexec"
@@ -81,45 +82,41 @@ Job load_job(const Options& o) {
   job.profile = helper::load_profile(o.profile);
   const bool in_job = !env("SLURM_JOB_ID").empty() && !o.dry_run;
 
-  PlanInputs in;
-  std::string text, recipe_path;
+  JobFacts facts;
+  Snapshot snap;
   if (in_job || (o.dry_run && o.recipe.empty())) {
     const std::string encoded = env(kSnapshotEnv);
     if (encoded.empty())
       fail(std::string("no recipe snapshot in this job (") + kSnapshotEnv + " is not set)",
            "submit with: sbatch --srt-recipe=RECIPE -N<nodes> srt-job (spank_srt.so must be in plugstack.conf)");
-    const Snapshot snap = decode_snapshot(encoded);
+    snap = decode_snapshot(encoded);
     if (snap.profile_digest != job.profile.digest)
       fail("the cluster profile srt-helper read (" + find_profile_path(o.profile, SRT_DEFAULT_PROFILE) +
                ", digest " + job.profile.digest.substr(0, 12) + ") is not the one the job was submitted with (digest " +
                snap.profile_digest.substr(0, 12) + ")",
            "pass --profile (or SRTSLURM_CONFIG) naming the profile= of the plugin's plugstack.conf line");
-    text = snap.recipe_text;
-    recipe_path = snap.recipe_path;
-    in.nodes = slurmapi::expand_hostlist(env("SLURM_JOB_NODELIST"));
-    in.job_id = std::strtoull(env("SLURM_JOB_ID").c_str(), nullptr, 10);
+    facts.nodes = slurmapi::expand_hostlist(env("SLURM_JOB_NODELIST"));
+    facts.job_id = std::strtoull(env("SLURM_JOB_ID").c_str(), nullptr, 10);
   } else {
     if (o.recipe.empty() || o.nodelist.empty())
       fail("outside a job, --dry-run needs --recipe and --nodelist");
     // FILE:SELECTOR too: the variant as the plugin's snapshot would carry it.
     const RecipeSource source = helper::open_one_recipe(o.recipe, RecipeOptions{}, "launch --dry-run");
-    text = source.selector.empty() ? read_text_file(o.recipe, LoadLimits{}.max_bytes) : variant_text(source);
-    recipe_path = o.recipe;
-    in.nodes = slurmapi::expand_hostlist(o.nodelist);
-    in.job_id = o.job_id;
+    snap.recipe_text = source.selector.empty() ? read_text_file(o.recipe, LoadLimits{}.max_bytes) : variant_text(source);
+    snap.recipe_path = o.recipe;
+    facts.nodes = slurmapi::expand_hostlist(o.nodelist);
+    facts.job_id = o.job_id;
   }
-  // Exactly as the plugin reads it (spank/impl/stepd.cpp), or the digests cannot agree.
-  RecipeOptions ro;
-  ro.default_gpus_per_node = job.profile.gpus_per_node;
-  job.recipe = load_recipe_text(text, recipe_path, ro);
-  job.recipe_text = text;
+  facts.addresses = slurmapi::resolve_addresses(facts.nodes, job.profile);
+  // Exactly as every slurmstepd plans it (srt/job_plan.hpp), or the digests cannot agree.
+  JobPlan planned = plan_job(snap, job.profile, facts);
+  job.recipe = std::move(planned.recipe);
+  job.plan = std::move(planned.plan);
+  job.plan_inputs = std::move(planned.inputs);
+  job.recipe_text = snap.recipe_text;
   if (!job.recipe.unsupported_keys.empty())
     fail("this recipe uses what srt-spank cannot launch yet: " + keys_list(job.recipe.unsupported_keys),
          "remove those keys (srt-helper validate lists them), or run the recipe with srtctl");
-  in.recipe_path = recipe_path;
-  in.addresses = slurmapi::resolve_addresses(in.nodes, job.profile);
-  job.plan = make_plan(job.recipe, job.profile, in);
-  job.plan_inputs = in;
   job.points = job.plan.benchmark_points;
   if (!o.points.empty()) {
     if (job.plan.benchmark_points.empty())
@@ -144,9 +141,9 @@ Job load_job(const Options& o) {
     fail("the Plan computed here (digest " + job.plan.digest.substr(0, 12) + ") differs from the plugin's (" +
              digest.substr(0, 12) + ")",
          "srt-helper and the plugin must come from the same build and read the same profile");
-  if (int(in.nodes.size()) > job.plan.demand_nodes)
+  if (int(facts.nodes.size()) > job.plan.demand_nodes)
     std::fprintf(stderr, "warning: the job has %zu nodes, the recipe uses %d; the others stay idle\n",
-                 in.nodes.size(), job.plan.demand_nodes);
+                 facts.nodes.size(), job.plan.demand_nodes);
 
   const HealthCheck hc = job.recipe.health_check ? *job.recipe.health_check
                          : job.profile.default_health_check ? *job.profile.default_health_check

@@ -6,6 +6,7 @@
 
 #include "preflight.hpp"
 #include "srt/error.hpp"
+#include "srt/job_plan.hpp"
 
 namespace srt::launch {
 namespace {
@@ -110,10 +111,8 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
       v.kv_problem = "KV events are on, but preflight could not tell what the engine images can do";
       return v;
     }
-    PlanInputs in = job.plan_inputs;
-    in.kv_events_capability = found;
     try {
-      const Plan replanned = make_plan(job.recipe, job.profile, in);
+      const Plan replanned = replan(job.recipe, job.plan_inputs, job.profile, found);
       if (replanned.kv_events_mode != job.plan.kv_events_mode)
         v.kv_problem = "the engine images can do KV events as '" + found + "' (mode " + replanned.kv_events_mode +
                        "), but the job's Plan assumed mode " + job.plan.kv_events_mode +

@@ -18,7 +18,7 @@ extern "C" {
 #include "slurmapi/hostlist.hpp"
 #include "srt/contract.hpp"
 #include "srt/error.hpp"
-#include "srt/plan.hpp"
+#include "srt/job_plan.hpp"
 #include "srt/topology.hpp"
 
 namespace srt::spank_impl {
@@ -89,32 +89,22 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
   if (step_id == SLURM_EXTERN_CONT) return;  // no tasks run there
 
   const std::vector<std::string> job_nodes = node_list(sp, "SLURM_JOB_NODELIST");
-  std::string here = job_nodes.front();  // Slurm runs the batch script on the first node
-  if (step_id != SLURM_BATCH_SCRIPT) {
-    const std::vector<std::string> step_nodes = node_list(sp, "SLURM_STEP_NODELIST");
-    const uint32_t node_id = item<uint32_t>(sp, S_JOB_NODEID, "this node's index in the step");
-    if (node_id >= step_nodes.size()) fail("Slurm's node index is outside the step's node list");
-    here = step_nodes[node_id];
-  }
-  int node_index = -1;
-  for (std::size_t i = 0; i < job_nodes.size(); ++i)
-    if (job_nodes[i] == here) node_index = int(i);
-  if (node_index < 0) fail("node " + here + " is not in the job's node list");
-
+  const bool batch = step_id == SLURM_BATCH_SCRIPT;
+  JobFacts facts;
+  facts.this_node = step_node_name(job_nodes, batch, batch ? std::vector<std::string>{} : node_list(sp, "SLURM_STEP_NODELIST"),
+                                   batch ? 0 : item<uint32_t>(sp, S_JOB_NODEID, "this node's index in the step"));
+  const std::string& here = facts.this_node;
   if (snap.profile_digest != profile.digest)
     fail("the cluster profile on " + here + " differs from the one the job was checked against "
          "(digest " + profile.digest.substr(0, 12) + " here, " + snap.profile_digest.substr(0, 12) + " at submit)",
          "the cluster admin must install the same profile on every node and login host");
 
-  RecipeOptions ro;
-  ro.default_gpus_per_node = profile.gpus_per_node;
-  const Recipe recipe = load_recipe_text(snap.recipe_text, snap.recipe_path, ro);
-  PlanInputs in;
-  in.nodes = job_nodes;
-  in.job_id = item<uint32_t>(sp, S_JOB_ID, "the job id");
-  in.recipe_path = snap.recipe_path;
-  in.addresses = slurmapi::resolve_addresses(job_nodes, profile);
-  const Plan plan = make_plan(recipe, profile, in);
+  facts.nodes = job_nodes;
+  facts.job_id = item<uint32_t>(sp, S_JOB_ID, "the job id");
+  facts.addresses = slurmapi::resolve_addresses(job_nodes, profile);
+  const JobPlan job = plan_job(snap, profile, facts);
+  const Plan& plan = job.plan;
+  const int node_index = job.node_index;
   StepEnvironment env = step_environment(plan, node_index, state.step ? state.step : "");
   if (env.worker) {
     NodeGrant grant;

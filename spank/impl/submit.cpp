@@ -11,7 +11,7 @@
 #include "srt/contract.hpp"
 #include "srt/document.hpp"
 #include "srt/error.hpp"
-#include "srt/plan.hpp"
+#include "srt/job_plan.hpp"
 #include "srt/variants.hpp"
 
 namespace srt::spank_impl {
@@ -70,13 +70,8 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
       snap.variant_selector = sources.front().selector;
       snap.variant_name = sources.front().name;
     }
-    const Recipe recipe = load_recipe_source(std::move(sources.front()), ro);
-
-    PlanInputs in;
-    in.job_id = 0;
-    in.recipe_path = given;
-    for (int i = 0; i < node_demand(recipe, profile); ++i) in.nodes.push_back("node" + std::to_string(i));
-    (void)make_plan(recipe, profile, in);
+    // Read from the variant itself, so a refusal names the user's file and variant.
+    (void)plan_submission(load_recipe_source(std::move(sources.front()), ro), given, profile);
 
     const std::string snapshot = encode_snapshot(snap);
     if (spank_context() == S_CTX_ALLOCATOR) {
