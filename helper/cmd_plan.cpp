@@ -84,7 +84,7 @@ void run(const PlanArgs& a) {
     // As if every node had this topology: the per-node binding a worker step would get.
     const NodeTopology topo = read_topology_xml(a.topology_xml);
     for (auto& p : plan.processes) {
-      if (p.role != "prefill" && p.role != "decode" && p.role != "agg") continue;
+      if (!p.is_worker()) continue;
       StepEnvironment env = step_environment(plan, p.node_index, p.name);
       bind_step(env, topo, NodeGrant{}, profile);
       p.env = env.set;

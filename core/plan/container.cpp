@@ -48,17 +48,17 @@ bool is_device_path(const std::string& path) { return path.rfind("/dev/", 0) == 
 
 }  // namespace
 
-std::string image_of(const Recipe& r, const Profile& p, const std::string& role) {
+std::string image_of(const Recipe& r, const Profile& p, Role role) {
   std::string image = r.model.container;
-  if (role == "router" && !r.frontend.container_image.empty()) image = r.frontend.container_image;
-  if (role == "benchmark" && !r.benchmark.container_image.empty()) image = r.benchmark.container_image;
+  if (role == Role::router && !r.frontend.container_image.empty()) image = r.frontend.container_image;
+  if (role == Role::benchmark && !r.benchmark.container_image.empty()) image = r.benchmark.container_image;
   auto alias = p.containers.find(image);
   return alias == p.containers.end() ? image : alias->second;
 }
 
 ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& proc, std::uint64_t job_id) {
   ContainerSpec c;
-  if (proc.role == "kv-relay") {
+  if (proc.role == Role::kv_relay) {
     c.on_host = true;
     return c;
   }

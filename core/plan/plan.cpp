@@ -11,7 +11,27 @@ namespace srt {
 
 using namespace plan_detail;
 
-bool is_worker_role(const std::string& role) { return role == "prefill" || role == "decode" || role == "agg"; }
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::prefill: return "prefill";
+    case Role::decode: return "decode";
+    case Role::agg: return "agg";
+    case Role::router: return "router";
+    case Role::benchmark: return "benchmark";
+    case Role::kv_relay: return "kv-relay";
+  }
+  return "?";
+}
+
+std::optional<Role> role_named(const std::string& name) {
+  for (Role r : {Role::prefill, Role::decode, Role::agg, Role::router, Role::benchmark, Role::kv_relay})
+    if (name == to_string(r)) return r;
+  return std::nullopt;
+}
+
+Role worker_role(WorkerMode mode) {
+  return mode == WorkerMode::prefill ? Role::prefill : mode == WorkerMode::decode ? Role::decode : Role::agg;
+}
 
 const Process* Plan::find(const std::string& name) const {
   for (const auto& p : processes)
@@ -140,7 +160,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   env.emplace_back("SRT_FRONTEND_HOST", head.address);
   env.emplace_back("SRT_FRONTEND_PORT", std::to_string(frontend_port));
   env.emplace_back("SRTCTL_FRONTEND_TYPE", recipe.frontend.type);
-  for (const char* role : {"prefill", "decode", "agg"}) {
+  for (Role role : {Role::prefill, Role::decode, Role::agg}) {
     std::string ips, endpoints_list;
     for (const auto& w : plan.processes) {
       if (w.role != role) continue;
@@ -148,7 +168,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
       ips += (ips.empty() ? "" : ",") + addr;
       endpoints_list += (endpoints_list.empty() ? "" : ",") + addr + ":" + std::to_string(w.ports.at("http").front());
     }
-    std::string upper = role;
+    std::string upper = to_string(role);
     for (auto& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
     env.emplace_back("SRT_" + upper + "_IPS", ips);
     env.emplace_back("SRT_" + upper + "_ENDPOINTS", endpoints_list);

@@ -69,7 +69,7 @@ std::string plan_digest(const Plan& plan) {
   e.list(plan.processes.size());
   for (const auto& p : plan.processes) {
     e.str(p.name);
-    e.str(p.role);
+    e.str(to_string(p.role));
     e.num(p.index);
     e.str(p.node);
     e.num(p.node_index);

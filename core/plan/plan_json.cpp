@@ -31,7 +31,7 @@ Json plan_to_json(const Plan& plan) {
   for (const auto& p : plan.processes) {
     Json o = Json::object();
     o["name"] = p.name;
-    o["role"] = p.role;
+    o["role"] = to_string(p.role);
     o["index"] = p.index;
     o["node"] = p.node;
     o["node_index"] = p.node_index;

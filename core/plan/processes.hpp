@@ -70,7 +70,7 @@ bool mooncake_over_rdma(const Recipe& r);
 
 // The recipe's image for a role (frontend and benchmark may name their own), through the
 // profile's `containers` aliases.
-std::string image_of(const Recipe& r, const Profile& p, const std::string& role);
+std::string image_of(const Recipe& r, const Profile& p, Role role);
 // The process's container (srt/container_spec.hpp); job_id names its log directory.
 ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& process, std::uint64_t job_id);
 

@@ -19,7 +19,7 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int
                     const std::vector<const Process*>& workers, const std::vector<PlanNode>& nodes) {
   Process router;
   router.name = "router";
-  router.role = "router";
+  router.role = Role::router;
   router.node_index = head.index;
   router.node = head.name;
   router.step_name = "router";
@@ -30,8 +30,8 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int
   int prefill = 0, decode = 0, agg = 0;
   std::vector<std::string> urls;
   for (const Process* w : workers) {
-    if (w->role == "prefill") ++prefill;
-    else if (w->role == "decode") ++decode;
+    if (w->role == Role::prefill) ++prefill;
+    else if (w->role == Role::decode) ++decode;
     else ++agg;
   }
   if (agg > 0 && (prefill > 0 || decode > 0))
@@ -46,9 +46,9 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int
     router.argv.push_back("--pd-disaggregation");
     // ATOM publishes its transfer topology at /kv_transfer_info, so no bootstrap port follows.
     for (const Process* w : workers)
-      if (w->role == "prefill") router.argv.insert(router.argv.end(), {"--prefill", url_of(*w, nodes)});
+      if (w->role == Role::prefill) router.argv.insert(router.argv.end(), {"--prefill", url_of(*w, nodes)});
     for (const Process* w : workers)
-      if (w->role == "decode") router.argv.insert(router.argv.end(), {"--decode", url_of(*w, nodes)});
+      if (w->role == Role::decode) router.argv.insert(router.argv.end(), {"--decode", url_of(*w, nodes)});
   } else {
     router.argv.push_back("--worker-urls");
     for (const Process* w : workers) router.argv.push_back(url_of(*w, nodes));
@@ -68,7 +68,7 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int
 Process make_benchmark(const Recipe& r, const PlanNode& bench, const EnvList& job_env) {
   Process b;
   b.name = "benchmark";
-  b.role = "benchmark";
+  b.role = Role::benchmark;
   b.node_index = bench.index;
   b.node = bench.name;
   b.step_name = "benchmark";

@@ -116,7 +116,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
 
   Process w;
   w.name = name;
-  w.role = mode;
+  w.role = worker_role(e.mode);
   w.index = e.index;
   w.node_index = node.index;
   w.node = node.name;
@@ -190,7 +190,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     set_env(w.env, "INFERA_ATOM_KV_EVENTS_CONNECT", "1");
     *relay = Process{};
     relay->name = "kv-relay:" + name;
-    relay->role = "kv-relay";
+    relay->role = Role::kv_relay;
     relay->index = e.index;
     relay->node_index = node.index;
     relay->node = node.name;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "srt/plan.hpp"  // names_worker: roles arrive as names (probe answers, command lines)
 #include "srt/preflight.hpp"
 
 namespace srt {
@@ -36,8 +37,6 @@ std::string shown(const std::string& version, const std::string& commit) {
   return version + " (commit " + commit + ")";
 }
 
-bool is_engine_role(const std::string& role) { return role == "prefill" || role == "decode" || role == "agg"; }
-
 std::string where(const Fingerprint& f) { return (f.step.empty() ? f.role : f.step) + (f.node.empty() ? "" : " on " + f.node); }
 
 }  // namespace
@@ -62,7 +61,7 @@ std::vector<IdentityMismatch> compare_identity(const Identity& id, const std::ve
     if (!framework_matches(expected, version, commit)) out.push_back({field, expected, shown(version, commit), where(f)});
   };
   for (const auto& f : prints) {
-    const bool engine = is_engine_role(f.role);
+    const bool engine = names_worker(f.role);
     if (engine) {
       check("identity.container.image", id.container_image, f.image, "", f);
       check("identity.model.repo", id.model_repo, f.model_repo, "", f);
@@ -91,7 +90,7 @@ std::vector<IdentityMismatch> compare_identity(const Identity& id, const std::ve
 std::string common_kv_capability(const std::vector<Fingerprint>& prints) {
   std::string common;
   for (const auto& f : prints) {
-    if (!is_engine_role(f.role)) continue;
+    if (!names_worker(f.role)) continue;
     const std::string& c = f.kv_events_capability;
     if (c == "unknown" || c.empty()) return "unknown";
     if (common.empty()) common = c;

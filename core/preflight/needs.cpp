@@ -5,13 +5,12 @@
 #include <regex>
 #include <set>
 
+#include "srt/plan.hpp"  // names_worker: roles arrive as names (probe answers, command lines)
 #include "srt/preflight.hpp"
 #include "srt/untrusted_json.hpp"
 
 namespace srt {
 namespace {
-
-bool is_engine_role(const std::string& role) { return role == "prefill" || role == "decode" || role == "agg"; }
 
 // The scripts a benchmark command runs by absolute path (/infmax-workspace/.../benchmark_serving.py);
 // paths built from variables cannot be known before the step runs and are left out.
@@ -48,7 +47,7 @@ std::string memlock_text(const Json& v) {
 PreflightNeeds preflight_needs(const Recipe& recipe, const Profile& profile, const std::string& role) {
   PreflightNeeds n;
   n.role = role;
-  n.engine = is_engine_role(role);
+  n.engine = names_worker(role);
   const bool pd = role == "prefill" || role == "decode";
   n.mooncake = pd && (recipe.backend.connector.empty() || recipe.backend.connector == "mooncake");
   n.router = role == "router";

@@ -2,7 +2,7 @@
 
 namespace srt::launch {
 
-const char* failure_class(Cause cause, const std::string& role) {
+const char* failure_class(Cause cause, std::optional<Role> role) {
   switch (cause) {
     case Cause::recipe: return "recipe";
     // Held ports and a shared allocation are the node's state, not the recipe's: elsewhere (or
@@ -13,8 +13,8 @@ const char* failure_class(Cause cause, const std::string& role) {
     case Cause::node_failure: return "node";
     case Cause::image: return "image";
     case Cause::step_ended:
-      if (role == "router") return "router";
-      if (role == "benchmark") return "benchmark";
+      if (role == Role::router) return "router";
+      if (role == Role::benchmark) return "benchmark";
       return "engine";  // prefill, decode, agg and their kv-relays
     case Cause::not_healthy: return "engine";
     case Cause::router_gate: return "router";

@@ -3,7 +3,10 @@
 // running the same job elsewhere may help (a node). One table, here; every way the launcher stops
 // names its cause, and tests/unit/helper/test_failure.cpp holds the whole table.
 #pragma once
+#include <optional>
 #include <string>
+
+#include "srt/plan.hpp"
 
 namespace srt::launch {
 
@@ -26,7 +29,7 @@ enum class Cause {
 
 // "recipe", "image", "node", "engine", "router", "benchmark", "stall", "timeout", "cancelled",
 // or "internal". `role`: the Plan process that ended (step_ended).
-const char* failure_class(Cause cause, const std::string& role = {});
+const char* failure_class(Cause cause, std::optional<Role> role = std::nullopt);
 
 // Only a node's fault is worth the same job on other nodes (`srt-helper run --retry`).
 bool retry_elsewhere(const std::string& failure_class);

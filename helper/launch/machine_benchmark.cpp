@@ -63,7 +63,7 @@ void Launch::run_whole_sweep(const Process& bench) {
     const std::string what = "benchmark ended (" + done.srun.describe() + ")";
     console_.line(what);
     console_.tail(job_.log_dir + "/" + bench.log_file, kTailLines);
-    throw failed(Cause::step_ended, what, {bench.node}, "benchmark");
+    throw failed(Cause::step_ended, what, {bench.node}, Role::benchmark);
   }
 }
 

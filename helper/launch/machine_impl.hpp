@@ -31,7 +31,8 @@ struct Stop {
 };
 
 // The Stop of a failed job: its reason, its failure class and the nodes it involves.
-inline Stop failed(Cause cause, std::string reason, std::vector<std::string> nodes = {}, const std::string& role = {}) {
+inline Stop failed(Cause cause, std::string reason, std::vector<std::string> nodes = {},
+                   std::optional<Role> role = std::nullopt) {
   Outcome o{"failed", std::move(reason), 1, failure_class(cause, role), std::move(nodes)};
   return Stop{std::move(o)};
 }

@@ -200,7 +200,7 @@ void Launch::start_workers() {
   enter("workers");
   std::size_t relays = 0;
   for (const auto& p : job_.plan.processes)
-    if (p.role == "kv-relay") {
+    if (p.role == Role::kv_relay) {
       start(p);
       ++relays;
     }
@@ -265,8 +265,8 @@ void Launch::start_router() {
   int prefill = 0, decode = 0;
   for (const auto& p : job_.plan.processes) {
     const int listed = per_rank ? p.dp_ranks : 1;
-    if (p.role == "prefill") prefill += listed;
-    if (p.role == "decode" || p.role == "agg") decode += listed;
+    if (p.role == Role::prefill) prefill += listed;
+    if (p.role == Role::decode || p.role == Role::agg) decode += listed;
   }
   const double deadline = console_.seconds() + job_.health_budget_seconds;
   std::string why = "no answer yet";

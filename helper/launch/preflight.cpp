@@ -32,17 +32,17 @@ std::vector<ProbeStep> probe_steps(const Job& job) {
   // Inside a container the log directory is /logs (the Plan's container mounts); on the host, itself.
   const std::string logs_inside = job.profile.container_runtime == ContainerRuntime::none ? job.log_dir : "/logs";
   for (const auto& p : job.plan.processes) {
-    if (p.role == "kv-relay" || !seen.insert(p.role).second) continue;
+    if (p.role == Role::kv_relay || !seen.insert(to_string(p.role)).second) continue;
     ProbeStep s;
-    s.role = p.role;
+    s.role = to_string(p.role);  // the probe's answer and fingerprints.json name it
     s.process = &p;
     Process q = p;
-    q.step_name = "preflight_" + p.role;
-    q.log_file = p.node + "_preflight_" + p.role + ".out";
-    const std::string answer = "preflight_" + p.role + ".json";
+    q.step_name = "preflight_" + s.role;
+    q.log_file = p.node + "_preflight_" + s.role + ".out";
+    const std::string answer = "preflight_" + s.role + ".json";
     q.argv = probe_interpreter(job.profile);
     q.argv.insert(q.argv.end(), {"-c", probe_script()});
-    const auto args = probe_arguments(&job.recipe, job.profile, {preflight_needs(job.recipe, job.profile, p.role)});
+    const auto args = probe_arguments(&job.recipe, job.profile, {preflight_needs(job.recipe, job.profile, s.role)});
     q.argv.insert(q.argv.end(), args.begin(), args.end());
     q.argv.insert(q.argv.end(), {"--out", logs_inside + "/" + answer});
     s.command = step_command(job, q);

@@ -15,7 +15,7 @@ std::vector<std::string> exec_checks(const Job& job, const Process& p) {
   for (std::size_t i = 0; i + 1 < p.argv.size(); ++i)
     if (p.argv[i] == "--model" && !p.argv[i + 1].empty() && p.argv[i + 1].front() == '/')
       out.insert(out.end(), {"--require", p.argv[i + 1]});
-  const bool pd = p.role != "agg";
+  const bool pd = p.role != Role::agg;
   if (job.rdma && pd) out.push_back("--rdma");
   return out;
 }
@@ -40,13 +40,13 @@ StepCommand step_command(const Job& job, const Process& p) {
   c.srun.insert(c.srun.end(), box.srun_options.begin(), box.srun_options.end());
   // The recipe's srun_options, after the container's as srtctl orders them. pyxis's own options
   // (container-*) mean nothing without pyxis, and srun would refuse them.
-  if (p.role != "kv-relay")
+  if (p.role != Role::kv_relay)
     for (const auto& [key, value] : job.recipe.srun_options) {
       if (job.profile.container_runtime != ContainerRuntime::pyxis && key.rfind("container-", 0) == 0) continue;
       c.srun.push_back(value.empty() ? "--" + key : "--" + key + "=" + value);
     }
 
-  if (p.role == "kv-relay") {
+  if (p.role == Role::kv_relay) {
     // Runs on the host, as srt-helper itself: the Plan's argv[0] is "srt-helper".
     c.command = p.argv;
     if (!c.command.empty() && c.command.front() == "srt-helper") c.command.front() = job.srt_helper;

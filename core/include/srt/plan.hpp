@@ -27,18 +27,28 @@ struct Probe {
   std::string path;                    // "/health", "/workers"
 };
 
-// An engine worker's role (prefill, decode, agg), as against router, benchmark and kv-relay.
-bool is_worker_role(const std::string& role);
+// What a process is. Strings appear only at the edges (plan.json, step names, messages).
+enum class Role { prefill, decode, agg, router, benchmark, kv_relay };
+const char* to_string(Role role);  // "prefill", ..., "kv-relay"
+Role worker_role(WorkerMode mode);
+// A role's name as plan.json, probe answers and command lines spell it; nullopt: no role.
+std::optional<Role> role_named(const std::string& name);
+// An engine worker (prefill, decode, agg), as against router, benchmark and kv-relay.
+inline bool is_worker(Role role) { return role == Role::prefill || role == Role::decode || role == Role::agg; }
+inline bool names_worker(const std::string& name) {
+  const std::optional<Role> r = role_named(name);
+  return r && is_worker(*r);
+}
 
 // The benchmark command's concurrency points, space-separated: the whole grid in the planned
 // step, one point in each of the launcher's per-point steps.
 inline constexpr const char* kBenchmarkPointsVariable = "SRT_BENCHMARK_CONCURRENCIES";
 
 struct Process {
-  bool is_worker() const { return is_worker_role(role); }
+  bool is_worker() const { return srt::is_worker(role); }
 
   std::string name;                    // "prefill:0", "decode:0", "agg:0", "router", "benchmark"
-  std::string role;                    // prefill | decode | agg | router | benchmark | kv-relay
+  Role role = Role::prefill;
   int index = 0;
   int node_index = 0;
   std::string node;

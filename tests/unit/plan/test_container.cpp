@@ -92,7 +92,7 @@ TEST_CASE("container spec: a kv-relay runs on the host") {
   const srt::Plan plan = srt::make_plan(r, srt::default_profile(), in);
   int relays = 0;
   for (const auto& p : plan.processes) {
-    if (p.role != "kv-relay") continue;
+    if (p.role != srt::Role::kv_relay) continue;
     ++relays;
     CHECK(p.container.on_host);
     CHECK(p.container.mounts.empty());

@@ -95,3 +95,20 @@ TEST_CASE("step_node_name: the batch script on the first node, a task on its ste
                     Catch::Contains("node index is outside the step's node list (index 2, 2 nodes)"));
   CHECK_THROWS_WITH(srt::step_node_name({}, true, {}, 0), Catch::Contains("no nodes"));
 }
+
+TEST_CASE("roles are typed inside the Plan and named only at its edges") {
+  for (srt::Role r : {srt::Role::prefill, srt::Role::decode, srt::Role::agg, srt::Role::router, srt::Role::benchmark,
+                      srt::Role::kv_relay})
+    CHECK(srt::role_named(srt::to_string(r)) == r);
+  CHECK(std::string(srt::to_string(srt::Role::kv_relay)) == "kv-relay");
+  CHECK_FALSE(srt::role_named("frontend").has_value());
+  CHECK_FALSE(srt::role_named("").has_value());
+  CHECK(srt::names_worker("agg"));
+  CHECK_FALSE(srt::names_worker("router"));
+  CHECK_FALSE(srt::names_worker("prefill:0"));
+  // plan.json spells each process's role by name.
+  const srt::Plan plan = srt::make_plan(dsv4_1p1d(), srt::default_profile(), inputs(2));
+  const srt::Json j = srt::plan_to_json(plan);
+  for (std::size_t i = 0; i < plan.processes.size(); ++i)
+    CHECK(j["processes"][i]["role"] == srt::to_string(plan.processes[i].role));
+}

@@ -58,7 +58,7 @@ TEST_CASE("KV events off: no KV-event variable, port or endpoint") {
     for (const auto& p : plan.processes) {
       CHECK(env_of(p, "ATOM_KV_EVENTS_ENABLE") == "<unset>");
       CHECK_FALSE(p.ports.count("kv_events"));
-      CHECK(p.role != "kv-relay");
+      CHECK(p.role != srt::Role::kv_relay);
     }
   }
 }

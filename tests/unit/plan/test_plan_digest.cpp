@@ -37,7 +37,7 @@ std::vector<Mutation> mutations() {
       {"nodes.roles", [](srt::Plan& p) { p.nodes[0].roles.push_back("extra"); }},
       {"processes", [](srt::Plan& p) { p.processes.pop_back(); }},
       {"process.name", [w](srt::Plan& p) { w(p).name += "x"; }},
-      {"process.role", [w](srt::Plan& p) { w(p).role = "decode"; }},
+      {"process.role", [w](srt::Plan& p) { w(p).role = srt::Role::decode; }},
       {"process.index", [w](srt::Plan& p) { w(p).index += 1; }},
       {"process.node", [w](srt::Plan& p) { w(p).node += "x"; }},
       {"process.node_index", [w](srt::Plan& p) { w(p).node_index += 1; }},

@@ -64,7 +64,7 @@ void check_plan(const srt::Plan& plan) {
       for (int port : ports)
         if (!seen.insert({p.node_index, port}).second) FAIL(p.name << " " << kind << " reuses port " << port << " on node " << p.node);
   for (const auto& p : plan.processes) {
-    if (p.role != "prefill" && p.role != "decode") continue;
+    if (p.role != srt::Role::prefill && p.role != srt::Role::decode) continue;
     REQUIRE(arg_after(p, "--server-port") == std::to_string(p.ports.at("http")[0]));
     REQUIRE(arg_after(p, "--port") == std::to_string(p.ports.at("engine")[0]));
     const auto kv = srt::Json::parse(arg_after(p, "--kv-transfer-config"));

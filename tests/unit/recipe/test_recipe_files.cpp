@@ -123,7 +123,7 @@ TEST_CASE("the smoke recipes run the DSV4 recipes' processes, GPUs, ports and wi
       CHECK(p.readiness.port == q.readiness.port);
       if (!dp_attention) {
         CHECK(p.ports == q.ports);
-        if (p.role == "router") CHECK(p.argv == q.argv);
+        if (p.role == srt::Role::router) CHECK(p.argv == q.argv);
       } else {
         // DP attention adds ATOM's DP master and base ports ahead of the handshake block.
         for (const char* kind : {"http", "engine"})

@@ -160,7 +160,7 @@ TEST_CASE("a worker step gets the worker's environment and binding from the node
     srt::bind_step(want, srt::load_topology(topo), grant, profile);
     require_env_is(want);
     CHECK(env.at("SRT_STEP") == step);
-    CHECK(env.at("SRT_WORKER_ROLE") == w->role);
+    CHECK(env.at("SRT_WORKER_ROLE") == srt::to_string(w->role));
     REQUIRE_FALSE(want.cpus.empty());
 
     // task_init narrows the task to the worker's cores, never beyond what it already had.
