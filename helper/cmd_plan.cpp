@@ -38,7 +38,7 @@ std::string join(const std::vector<int>& xs) {
 void print_table(const Plan& plan) {
   std::printf("job %llu: %d node(s) demanded, kv events %s, digest %.12s\n",
               static_cast<unsigned long long>(plan.job_id), plan.demand_nodes,
-              plan.kv_events_mode.c_str(), plan.digest.c_str());
+              to_string(plan.kv_events_mode), plan.digest.c_str());
   std::printf("\n%-5s %-20s %-16s %s\n", "NODE", "NAME", "ADDRESS", "ROLES");
   for (const auto& n : plan.nodes) {
     std::string roles;

@@ -23,6 +23,10 @@ const char* to_string(Role role) {
   return "?";
 }
 
+const char* to_string(KvMode mode) {
+  return mode == KvMode::off ? "off" : mode == KvMode::offset ? "offset" : "relay";
+}
+
 std::optional<Role> role_named(const std::string& name) {
   for (Role r : {Role::prefill, Role::decode, Role::agg, Role::router, Role::benchmark, Role::kv_relay})
     if (name == to_string(r)) return r;
@@ -114,7 +118,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   const NodeRoles roles = assign_roles(recipe, n);
   const std::vector<Endpoint> endpoints = place_endpoints(recipe, profile, roles, n);
   const KvMode kv = choose_kv_mode(recipe, endpoints, profile, in.kv_events_capability);
-  plan.kv_events_mode = kv == KvMode::off ? "off" : kv == KvMode::offset ? "offset" : "relay";
+  plan.kv_events_mode = kv;
 
   std::vector<NodePorts> ports;
   for (int i = 0; i < n; ++i) ports.emplace_back(profile, in.job_id, plan.nodes[std::size_t(i)].name);

@@ -100,7 +100,7 @@ std::string plan_digest(const Plan& plan) {
     }
     e.num(p.container.unlimited_memlock ? 1 : 0);
   }
-  e.str(plan.kv_events_mode);
+  e.str(to_string(plan.kv_events_mode));
   e.strs(plan.kv_event_endpoints);
   e.ints(plan.benchmark_points);
   e.env(plan.job_env);

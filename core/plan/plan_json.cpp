@@ -51,7 +51,7 @@ Json plan_to_json(const Plan& plan) {
     o["container"] = container_object(p.container);
     j["processes"].push_back(std::move(o));
   }
-  j["kv_events_mode"] = plan.kv_events_mode;
+  j["kv_events_mode"] = to_string(plan.kv_events_mode);
   j["kv_event_endpoints"] = plan.kv_event_endpoints;
   j["benchmark_points"] = plan.benchmark_points;
   j["job_env"] = env_object(plan.job_env);

@@ -21,7 +21,6 @@ struct WorkerShape {
 };
 WorkerShape worker_shape(const Json& engine_config, int gpus);
 
-enum class KvMode { off, offset, relay };
 KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, const Profile& p,
                       const std::string& capability);
 

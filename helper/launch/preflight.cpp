@@ -114,8 +114,8 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
     try {
       const Plan replanned = replan(job.recipe, job.plan_inputs, job.profile, found);
       if (replanned.kv_events_mode != job.plan.kv_events_mode)
-        v.kv_problem = "the engine images can do KV events as '" + found + "' (mode " + replanned.kv_events_mode +
-                       "), but the job's Plan assumed mode " + job.plan.kv_events_mode +
+        v.kv_problem = "the engine images can do KV events as '" + found + "' (mode " + to_string(replanned.kv_events_mode) +
+                       "), but the job's Plan assumed mode " + to_string(job.plan.kv_events_mode) +
                        "; set kv_events_capability: " + found + " in the cluster profile";
     } catch (const Error& e) {
       v.kv_problem = e.what();

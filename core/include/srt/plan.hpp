@@ -69,12 +69,17 @@ struct Process {
   ContainerSpec container;             // what the step runs in, whatever the runtime
 };
 
+// How KV events leave the engines (DESIGN "KV events"): not at all, each rank on its own port
+// (offset), or every rank into its worker's kv-relay (relay).
+enum class KvMode { off, offset, relay };
+const char* to_string(KvMode mode);  // "off", "offset", "relay"
+
 struct Plan {
   std::uint64_t job_id = 0;
   int demand_nodes = 0;
   std::vector<PlanNode> nodes;
   std::vector<Process> processes;
-  std::string kv_events_mode = "off";  // off | offset | relay
+  KvMode kv_events_mode = KvMode::off;
   std::vector<std::string> kv_event_endpoints;
   // The concurrency points the launcher runs as one benchmark step each (benchmark.concurrencies,
   // when the custom command reads SRT_BENCHMARK_CONCURRENCIES); empty: one step runs the sweep.

@@ -78,9 +78,9 @@ TEST_CASE("replan: the job's own inputs with what preflight found about KV event
   srt::Recipe r = dsv4_2p1d();
   r.backend.enable_kv_events = true;
   const srt::JobPlan job = plan_job(r, "r.yaml", srt::default_profile(), facts());
-  CHECK(job.plan.kv_events_mode == "offset");
+  CHECK(job.plan.kv_events_mode == srt::KvMode::offset);
   const srt::Plan relay = srt::replan(job.recipe, job.inputs, srt::default_profile(), "connect");
-  CHECK(relay.kv_events_mode == "relay");
+  CHECK(relay.kv_events_mode == srt::KvMode::relay);
   CHECK(relay.job_id == job.plan.job_id);
   CHECK(relay.nodes[1].name == job.plan.nodes[1].name);
 }

@@ -53,7 +53,7 @@ TEST_CASE("KV events off: no KV-event variable, port or endpoint") {
   r.backend.enable_kv_events = false;
   for (const char* capability : {"auto", "offset", "connect", "none"}) {
     const srt::Plan plan = plan_with(r, capability);
-    CHECK(plan.kv_events_mode == "off");
+    CHECK(plan.kv_events_mode == srt::KvMode::off);
     CHECK(plan.kv_event_endpoints.empty());
     for (const auto& p : plan.processes) {
       CHECK(env_of(p, "ATOM_KV_EVENTS_ENABLE") == "<unset>");
@@ -66,7 +66,7 @@ TEST_CASE("KV events off: no KV-event variable, port or endpoint") {
 TEST_CASE("offset: each worker gets a block as wide as its ranks, the Plan advertises every rank") {
   for (const char* capability : {"offset", "auto"}) {  // auto: assume offset until preflight says
     const srt::Plan plan = plan_with(two_workers_per_node(), capability);
-    REQUIRE(plan.kv_events_mode == "offset");
+    REQUIRE(plan.kv_events_mode == srt::KvMode::offset);
     std::set<std::string> advertised(plan.kv_event_endpoints.begin(), plan.kv_event_endpoints.end());
     CHECK(advertised.size() == 16);  // 4 workers x 4 DP ranks, all distinct
     for (const char* name : {"prefill:0", "prefill:1", "decode:0", "decode:1"}) {
@@ -88,7 +88,7 @@ TEST_CASE("offset: each worker gets a block as wide as its ranks, the Plan adver
 
 TEST_CASE("relay: one kv-relay per worker on its node, distinct ingress files and ports") {
   const srt::Plan plan = plan_with(two_workers_per_node(), "connect");
-  REQUIRE(plan.kv_events_mode == "relay");
+  REQUIRE(plan.kv_events_mode == srt::KvMode::relay);
   CHECK(plan.kv_event_endpoints.size() == 4);
   std::set<std::string> ingresses;
   for (const char* name : {"prefill:0", "prefill:1", "decode:0", "decode:1"}) {
@@ -140,7 +140,7 @@ TEST_CASE("capability none is fine when every worker has one rank") {
   srt::Recipe r = atom_pd(1, 1, 1, 1, 8, 8, false);  // TP8 without DP attention: one EngineCore
   r.backend.enable_kv_events = true;
   const srt::Plan plan = plan_with(r, "none");
-  CHECK(plan.kv_events_mode == "offset");
+  CHECK(plan.kv_events_mode == srt::KvMode::offset);
   CHECK(plan.kv_event_endpoints.size() == 2);
   CHECK(plan.find("prefill:0")->ports.at("kv_events").size() == 1);
 }

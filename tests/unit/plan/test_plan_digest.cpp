@@ -70,7 +70,7 @@ std::vector<Mutation> mutations() {
       {"process.container memlock", [w](srt::Plan& p) {
          w(p).container.unlimited_memlock = !w(p).container.unlimited_memlock;
        }},
-      {"kv_events_mode", [](srt::Plan& p) { p.kv_events_mode = "relay"; }},
+      {"kv_events_mode", [](srt::Plan& p) { p.kv_events_mode = srt::KvMode::relay; }},
       {"kv_event_endpoints", [](srt::Plan& p) { p.kv_event_endpoints.pop_back(); }},
       {"job_env", [](srt::Plan& p) { p.job_env.back().second += "x"; }},
       {"benchmark_points", [](srt::Plan& p) { p.benchmark_points.push_back(64); }},

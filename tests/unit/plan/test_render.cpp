@@ -120,14 +120,14 @@ TEST_CASE("KV events: offset advertises every rank, relay one endpoint per worke
   srt::PlanInputs in = inputs(3);
   in.kv_events_capability = "offset";
   srt::Plan off = srt::make_plan(r, srt::default_profile(), in);
-  CHECK(off.kv_events_mode == "offset");
+  CHECK(off.kv_events_mode == srt::KvMode::offset);
   CHECK(off.kv_event_endpoints.size() == 24);  // 3 workers x 8 DP ranks
   const auto& w = *off.find("prefill:1");
   CHECK(env_of(w, "ATOM_KV_EVENTS_ENDPOINT") == "tcp://*:" + std::to_string(w.ports.at("kv_events")[0]));
 
   in.kv_events_capability = "connect";
   srt::Plan rel = srt::make_plan(r, srt::default_profile(), in);
-  CHECK(rel.kv_events_mode == "relay");
+  CHECK(rel.kv_events_mode == srt::KvMode::relay);
   CHECK(rel.kv_event_endpoints.size() == 3);
   const srt::Process* relay = rel.find("kv-relay:decode:0");
   REQUIRE(relay);
