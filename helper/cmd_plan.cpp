@@ -48,10 +48,10 @@ void print_table(const Plan& plan) {
   std::printf("\n%-18s %-20s %-10s %s\n", "PROCESS", "NODE", "GPUS", "PORTS");
   for (const auto& p : plan.processes) {
     std::string ports;
-    for (const auto& [kind, list] : p.ports) {
-      ports += (ports.empty() ? "" : " ") + kind + "=";
+    p.ports.each([&ports](const char* kind, const std::vector<int>& list) {
+      ports += (ports.empty() ? "" : " ") + std::string(kind) + "=";
       ports += list.size() > 2 ? std::to_string(list.front()) + "-" + std::to_string(list.back()) : join(list);
-    }
+    });
     std::printf("%-18s %-20s %-10s %s\n", p.name.c_str(), p.node.c_str(), join(p.gpus).c_str(), ports.c_str());
   }
 }

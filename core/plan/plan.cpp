@@ -150,11 +150,11 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   for (const auto& w : plan.processes) {
     const std::string& addr = plan.nodes[std::size_t(w.node_index)].address;
     if (kv == KvMode::offset)
-      for (int port : w.ports.at("kv_events")) plan.kv_event_endpoints.push_back("tcp://" + addr + ":" + std::to_string(port));
+      for (int port : w.ports.kv_events) plan.kv_event_endpoints.push_back("tcp://" + addr + ":" + std::to_string(port));
   }
   for (const auto& rl : relays)
     plan.kv_event_endpoints.push_back("tcp://" + plan.nodes[std::size_t(rl.node_index)].address + ":" +
-                                      std::to_string(rl.ports.at("kv_events").front()));
+                                      std::to_string(rl.ports.kv_events.front()));
 
   // The contract every task sees (DESIGN "The environment contract").
   const PlanNode& head = plan.nodes[std::size_t(roles.head)];
@@ -170,7 +170,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
       if (w.role != role) continue;
       const std::string& addr = plan.nodes[std::size_t(w.node_index)].address;
       ips += (ips.empty() ? "" : ",") + addr;
-      endpoints_list += (endpoints_list.empty() ? "" : ",") + addr + ":" + std::to_string(w.ports.at("http").front());
+      endpoints_list += (endpoints_list.empty() ? "" : ",") + addr + ":" + std::to_string(w.ports.http.front());
     }
     std::string upper = to_string(role);
     for (auto& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));

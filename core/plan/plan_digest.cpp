@@ -80,11 +80,11 @@ std::string plan_digest(const Plan& plan) {
     e.strs(p.argv);
     e.env(p.env);
     e.strs(p.unset_env);
-    e.list(p.ports.size());
-    for (const auto& [k, v] : p.ports) {
-      e.str(k);
-      e.ints(v);
-    }
+    e.list(p.ports.kinds());
+    p.ports.each([&e](const char* kind, const std::vector<int>& ports) {
+      e.str(kind);
+      e.ints(ports);
+    });
     e.str(p.readiness.kind);
     e.num(p.readiness.port);
     e.str(p.readiness.path);

@@ -43,7 +43,7 @@ Json plan_to_json(const Plan& plan) {
     o["env"] = env_object(p.env);
     o["unset_env"] = p.unset_env;
     Json ports = Json::object();
-    for (const auto& [k, v] : p.ports) ports[k] = v;
+    p.ports.each([&ports](const char* kind, const std::vector<int>& list) { ports[kind] = list; });
     o["ports"] = ports;
     o["readiness"] = {{"kind", p.readiness.kind}, {"port", p.readiness.port}, {"path", p.readiness.path}};
     o["log_file"] = p.log_file;

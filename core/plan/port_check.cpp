@@ -9,9 +9,10 @@ std::vector<PortUse> planned_ports(const Plan& plan) {
   std::vector<PortUse> out;
   std::set<std::pair<std::string, int>> seen;
   for (const auto& p : plan.processes)
-    for (const auto& [name, ports] : p.ports)
+    p.ports.each([&](const char* name, const std::vector<int>& ports) {
       for (int port : ports)
         if (seen.insert({p.node, port}).second) out.push_back({p.node, port, p.name + " " + name});
+    });
   return out;
 }
 

@@ -10,7 +10,7 @@ namespace {
 
 std::string url_of(const Process& w, const std::vector<PlanNode>& nodes) {
   return "http://" + nodes.at(std::size_t(w.node_index)).address + ":" +
-         std::to_string(w.ports.at("http").front());
+         std::to_string(w.ports.http.front());
 }
 
 }  // namespace
@@ -24,8 +24,8 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int
   router.node = head.name;
   router.step_name = "router";
   router.log_file = head.name + "_atomesh_0.out";
-  router.ports["http"] = {frontend_port};
-  router.ports["metrics"] = {ports.one("router --prometheus-port")};
+  router.ports.http = {frontend_port};
+  router.ports.metrics = {ports.one("router --prometheus-port")};
 
   int prefill = 0, decode = 0, agg = 0;
   std::vector<std::string> urls;
@@ -55,7 +55,7 @@ Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int
   }
   router.argv.insert(router.argv.end(),
                      {"--host", "0.0.0.0", "--port", std::to_string(frontend_port), "--backend", "atom",
-                      "--prometheus-port", std::to_string(router.ports["metrics"].front())});
+                      "--prometheus-port", std::to_string(router.ports.metrics.front())});
   const auto extra = frontend_flags(r.frontend.args);
   router.argv.insert(router.argv.end(), extra.begin(), extra.end());
 

@@ -128,16 +128,16 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
 
   const int http = ports.one(name + " http");
   const int engine = ports.one(name + " engine --port");
-  w.ports["http"] = {http};
-  w.ports["engine"] = {engine};
+  w.ports.http = {http};
+  w.ports.engine = {engine};
   const bool multi_rank_dp = shape.engine_cores() > 1 && (shape.dp_attention || shape.dp > 1);
   if (multi_rank_dp) {
-    w.ports["dp_master"] = {ports.one(name + " ATOM_DP_MASTER_PORT")};
-    w.ports["dp_base"] = {ports.one(name + " ATOM_DP_BASE_PORT")};
+    w.ports.dp_master = {ports.one(name + " ATOM_DP_MASTER_PORT")};
+    w.ports.dp_base = {ports.one(name + " ATOM_DP_BASE_PORT")};
   }
-  if (pd) w.ports["handshake"] = ports.block(shape.world(), name + " Mooncake handshake block");
+  if (pd) w.ports.handshake = ports.block(shape.world(), name + " Mooncake handshake block");
   if (ctx.kv_mode == KvMode::offset)
-    w.ports["kv_events"] = ports.block(shape.engine_cores(), name + " KV-event block");
+    w.ports.kv_events = ports.block(shape.engine_cores(), name + " KV-event block");
   w.readiness = {"http", http, "/health"};
 
   // argv: the profile's engine command (the lab runs a stand-in), then srtctl's order.
@@ -150,7 +150,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     Json kv = Json::object();
     kv["kv_role"] = kv_role(e.mode);
     kv["kv_connector"] = r.backend.connector.empty() ? "mooncake" : r.backend.connector;
-    kv["handshake_port"] = w.ports["handshake"].front();
+    kv["handshake_port"] = w.ports.handshake.front();
     if (!r.backend.mooncake_protocol.empty()) kv["protocol"] = r.backend.mooncake_protocol;
     kv["http_port"] = http;  // only informational in ATOM; keep it true
     w.argv.insert(w.argv.end(), {"--kv-transfer-config", kv.dump()});
@@ -166,8 +166,8 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
   set_env(w.env, "ATOM_HOST_IP", node.address);
   if (multi_rank_dp) {
     set_env(w.env, "ATOM_DP_MASTER_IP", "127.0.0.1");
-    set_env(w.env, "ATOM_DP_MASTER_PORT", std::to_string(w.ports["dp_master"].front()));
-    set_env(w.env, "ATOM_DP_BASE_PORT", std::to_string(w.ports["dp_base"].front()));
+    set_env(w.env, "ATOM_DP_MASTER_PORT", std::to_string(w.ports.dp_master.front()));
+    set_env(w.env, "ATOM_DP_BASE_PORT", std::to_string(w.ports.dp_base.front()));
   }
   if (pd && mooncake_over_rdma(r) && ctx.profile.mooncake_gid_index >= 0) {
     // ATOM's GID helper reads MC_IB_GID_INDEX, Mooncake itself MC_GID_INDEX: set both.
@@ -178,7 +178,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     set_env(w.env, "ATOM_KV_EVENTS_ENABLE", "1");
     set_env(w.env, "ATOM_KV_EVENTS_PUBLISHER", "zmq");
     // `*` makes vLLM/SGLang-style publishers bind; ranks add their DP rank to the port.
-    set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", "tcp://*:" + std::to_string(w.ports["kv_events"].front()));
+    set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", "tcp://*:" + std::to_string(w.ports.kv_events.front()));
   } else if (ctx.kv_mode == KvMode::relay && relay) {
     const std::string ingress = "ipc:///tmp/srt-kv-" + std::to_string(ctx.job_id) + "-" + mode + "-" +
                                 std::to_string(e.index) + ".sock";
@@ -197,7 +197,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     relay->step_name = "kv_relay_" + mode + "_" + std::to_string(e.index);
     relay->argv = {"srt-helper", "kv-relay", "--ingress", ingress, "--bind",
                    "tcp://" + relay_bind_host(node.address) + ":" + std::to_string(out)};
-    relay->ports["kv_events"] = {out};
+    relay->ports.kv_events = {out};
     relay->readiness = {"none", 0, ""};
     relay->log_file = node.name + "_kv_relay_" + mode + "_w" + std::to_string(e.index) + ".out";
   }

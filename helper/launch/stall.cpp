@@ -20,8 +20,8 @@ StallWatch::StallWatch(const Job& job, double timeout_seconds, double now)
   const Plan& plan = job.plan;
   for (const auto& p : plan.processes) {
     const std::string host = plan.nodes.at(std::size_t(p.node_index)).address;
-    if (p.role == Role::router && p.ports.count("metrics") && !p.ports.at("metrics").empty())
-      sources_.push_back({host, p.ports.at("metrics").front(), kRouterMetric});
+    if (p.role == Role::router && !p.ports.metrics.empty())
+      sources_.push_back({host, p.ports.metrics.front(), kRouterMetric});
     else if (p.is_worker() && p.readiness.kind == "http")
       sources_.push_back({host, p.readiness.port, kEngineMetric});
   }

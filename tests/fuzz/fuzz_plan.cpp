@@ -18,9 +18,10 @@ constexpr int kMaxNodes = 48;  // bigger demands are valid but only slow the fuz
 void check_ports(const srt::Plan& plan) {
   std::map<std::pair<int, int>, const srt::Process*> seen;  // (node, port) -> owner
   for (const auto& p : plan.processes)
-    for (const auto& [what, ports] : p.ports)
+    p.ports.each([&](const char*, const std::vector<int>& ports) {
       for (int port : ports)
         if (!seen.emplace(std::make_pair(p.node_index, port), &p).second) __builtin_trap();
+    });
 }
 
 }  // namespace

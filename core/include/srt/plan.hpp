@@ -44,6 +44,38 @@ inline bool names_worker(const std::string& name) {
 // step, one point in each of the launcher's per-point steps.
 inline constexpr const char* kBenchmarkPointsVariable = "SRT_BENCHMARK_CONCURRENCIES";
 
+// Every port a process binds, by what it is for. Names appear only where the Plan is shown
+// (plan.json, port-check words, `srt-helper plan`), through each().
+struct ProcessPorts {
+  std::vector<int> dp_base;    // ATOM_DP_BASE_PORT (DP ranks' rendezvous)
+  std::vector<int> dp_master;  // ATOM_DP_MASTER_PORT
+  std::vector<int> engine;     // ATOM --port
+  std::vector<int> handshake;  // Mooncake handshake block, pp x dp x tp wide
+  std::vector<int> http;       // the engine's --server-port; the router's public port
+  std::vector<int> kv_events;  // a worker's per-rank KV-event block (offset), a kv-relay's output
+  std::vector<int> metrics;    // the router's --prometheus-port
+
+  // f(name, ports) for each kind the process binds, in name order.
+  template <typename F>
+  void each(F&& f) const {
+    const std::pair<const char*, const std::vector<int>*> kinds[] = {
+        {"dp_base", &dp_base}, {"dp_master", &dp_master}, {"engine", &engine}, {"handshake", &handshake},
+        {"http", &http}, {"kv_events", &kv_events}, {"metrics", &metrics}};
+    for (const auto& [name, ports] : kinds)
+      if (!ports->empty()) f(name, *ports);
+  }
+  std::size_t kinds() const {
+    std::size_t n = 0;
+    each([&n](const char*, const std::vector<int>&) { ++n; });
+    return n;
+  }
+  bool operator==(const ProcessPorts& o) const {
+    return dp_base == o.dp_base && dp_master == o.dp_master && engine == o.engine && handshake == o.handshake &&
+           http == o.http && kv_events == o.kv_events && metrics == o.metrics;
+  }
+  bool operator!=(const ProcessPorts& o) const { return !(*this == o); }
+};
+
 struct Process {
   bool is_worker() const { return srt::is_worker(role); }
 
@@ -62,7 +94,7 @@ struct Process {
   std::vector<std::string> argv;
   EnvList env;                         // set, in this order
   std::vector<std::string> unset_env;  // removed from the inherited environment
-  std::map<std::string, std::vector<int>> ports;  // every port the process binds
+  ProcessPorts ports;
   Probe readiness;
   std::string log_file;                // file name in the job's log directory
   bool critical = true;

@@ -41,6 +41,13 @@ inline srt::Recipe atom_pd(int prefill_nodes, int decode_nodes, int prefill_work
   return r;
 }
 
+// Every kind of port a process binds with its ports, for tests that walk them all.
+inline std::vector<std::pair<std::string, std::vector<int>>> all_ports(const srt::Process& p) {
+  std::vector<std::pair<std::string, std::vector<int>>> out;
+  p.ports.each([&out](const char* kind, const std::vector<int>& ports) { out.emplace_back(kind, ports); });
+  return out;
+}
+
 inline srt::Recipe dsv4_2p1d() { return atom_pd(2, 1, 2, 1, 8, 8, true); }
 inline srt::Recipe dsv4_1p1d() { return atom_pd(1, 1, 1, 1, 8, 8, false); }
 

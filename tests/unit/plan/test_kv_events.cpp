@@ -38,7 +38,7 @@ srt::Plan plan_with(const srt::Recipe& r, const std::string& capability) {
 void require_no_shared_port(const srt::Plan& plan) {
   std::map<std::pair<int, int>, std::string> holder;
   for (const auto& p : plan.processes)
-    for (const auto& [kind, ports] : p.ports)
+    for (const auto& [kind, ports] : all_ports(p))
       for (int port : ports) {
         auto [it, fresh] = holder.emplace(std::make_pair(p.node_index, port), p.name + " " + kind);
         INFO("node " << p.node_index << " port " << port << ": " << it->second << " and " << p.name << " " << kind);
@@ -57,7 +57,7 @@ TEST_CASE("KV events off: no KV-event variable, port or endpoint") {
     CHECK(plan.kv_event_endpoints.empty());
     for (const auto& p : plan.processes) {
       CHECK(env_of(p, "ATOM_KV_EVENTS_ENABLE") == "<unset>");
-      CHECK_FALSE(p.ports.count("kv_events"));
+      CHECK(p.ports.kv_events.empty());
       CHECK(p.role != srt::Role::kv_relay);
     }
   }
@@ -71,7 +71,7 @@ TEST_CASE("offset: each worker gets a block as wide as its ranks, the Plan adver
     CHECK(advertised.size() == 16);  // 4 workers x 4 DP ranks, all distinct
     for (const char* name : {"prefill:0", "prefill:1", "decode:0", "decode:1"}) {
       const srt::Process& w = *plan.find(name);
-      const auto& block = w.ports.at("kv_events");
+      const auto& block = w.ports.kv_events;
       REQUIRE(block.size() == 4);
       for (std::size_t r = 0; r < block.size(); ++r) {
         CHECK(block[r] == block[0] + int(r));  // rank r binds base + r (vLLM's rule)
@@ -96,13 +96,13 @@ TEST_CASE("relay: one kv-relay per worker on its node, distinct ingress files an
     const srt::Process* relay = plan.find(std::string("kv-relay:") + name);
     REQUIRE(relay);
     CHECK(relay->node_index == w.node_index);  // ipc ingress: the relay must share the node
-    CHECK_FALSE(w.ports.count("kv_events"));   // ranks connect; only the relay binds
+    CHECK(w.ports.kv_events.empty());   // ranks connect; only the relay binds
     const std::string ingress = env_of(w, "ATOM_KV_EVENTS_ENDPOINT");
     CHECK(ingress.rfind("ipc:///tmp/srt-kv-4242-", 0) == 0);
     CHECK(env_of(w, "INFERA_ATOM_KV_EVENTS_ENDPOINT") == ingress);
     // It binds the node's address, the one the Plan advertises, not every interface (issue 23).
     const std::string advertised = "tcp://" + plan.nodes.at(std::size_t(relay->node_index)).address + ":" +
-                                   std::to_string(relay->ports.at("kv_events")[0]);
+                                   std::to_string(relay->ports.kv_events[0]);
     CHECK(advertised.rfind("tcp://10.0.0.", 0) == 0);
     CHECK(std::count(plan.kv_event_endpoints.begin(), plan.kv_event_endpoints.end(), advertised) == 1);
     CHECK(relay->argv == std::vector<std::string>{"srt-helper", "kv-relay", "--ingress", ingress, "--bind", advertised});
@@ -119,8 +119,8 @@ TEST_CASE("relay: a node known only by its name (no IPv4 address) binds every in
   const srt::Plan plan = srt::make_plan(two_workers_per_node(), srt::default_profile(), in);
   const srt::Process* relay = plan.find("kv-relay:prefill:0");
   REQUIRE(relay);
-  CHECK(relay->argv.back() == "tcp://*:" + std::to_string(relay->ports.at("kv_events")[0]));
-  CHECK(plan.kv_event_endpoints.front() == "tcp://" + relay->node + ":" + std::to_string(relay->ports.at("kv_events")[0]));
+  CHECK(relay->argv.back() == "tcp://*:" + std::to_string(relay->ports.kv_events[0]));
+  CHECK(plan.kv_event_endpoints.front() == "tcp://" + relay->node + ":" + std::to_string(relay->ports.kv_events[0]));
 }
 
 TEST_CASE("capability none: refused with the worker, the image and what it lacks") {
@@ -142,5 +142,5 @@ TEST_CASE("capability none is fine when every worker has one rank") {
   const srt::Plan plan = plan_with(r, "none");
   CHECK(plan.kv_events_mode == srt::KvMode::offset);
   CHECK(plan.kv_event_endpoints.size() == 2);
-  CHECK(plan.find("prefill:0")->ports.at("kv_events").size() == 1);
+  CHECK(plan.find("prefill:0")->ports.kv_events.size() == 1);
 }

@@ -53,7 +53,7 @@ std::vector<Mutation> mutations() {
        }},
       {"process.env", [w](srt::Plan& p) { w(p).env.front().second += "x"; }},
       {"process.unset_env", [w](srt::Plan& p) { w(p).unset_env.push_back("X"); }},
-      {"process.ports", [w](srt::Plan& p) { w(p).ports["http"][0] += 1; }},
+      {"process.ports", [w](srt::Plan& p) { w(p).ports.http[0] += 1; }},
       {"process.readiness", [w](srt::Plan& p) { w(p).readiness.path = "/ready"; }},
       {"process.log_file", [w](srt::Plan& p) { w(p).log_file += "x"; }},
       {"process.critical", [w](srt::Plan& p) { w(p).critical = !w(p).critical; }},

@@ -15,7 +15,7 @@ namespace {
 std::map<std::pair<int, int>, std::string> all_ports(const srt::Plan& plan) {
   std::map<std::pair<int, int>, std::string> seen;
   for (const auto& p : plan.processes)
-    for (const auto& [kind, ports] : p.ports)
+    for (const auto& [kind, ports] : test_recipes::all_ports(p))
       for (int port : ports) {
         auto [it, fresh] = seen.emplace(std::make_pair(p.node_index, port), p.name + " " + kind);
         INFO("port " << port << " on node " << p.node_index << ": " << it->second << " and " << p.name << " " << kind);
@@ -36,10 +36,10 @@ TEST_CASE("two DP-attention workers of 4 GPUs on one node get disjoint blocks") 
   const srt::Process* a = plan.find("prefill:0");
   const srt::Process* b = plan.find("prefill:1");
   REQUIRE(a->node_index == b->node_index);
-  CHECK(a->ports.at("handshake").size() == 4);  // one side channel per DP rank
-  CHECK(a->ports.at("kv_events").size() == 4);
-  CHECK(a->ports.at("dp_master") != b->ports.at("dp_master"));
-  CHECK(a->ports.at("engine") != b->ports.at("engine"));
+  CHECK(a->ports.handshake.size() == 4);  // one side channel per DP rank
+  CHECK(a->ports.kv_events.size() == 4);
+  CHECK(a->ports.dp_master != b->ports.dp_master);
+  CHECK(a->ports.engine != b->ports.engine);
   for (const auto& [key, owner] : ports) {
     INFO(owner << " has port " << key.second);
     CHECK_FALSE(engine_defaults.count(key.second));
@@ -50,9 +50,9 @@ TEST_CASE("two DP-attention workers of 4 GPUs on one node get disjoint blocks") 
 TEST_CASE("the public frontend port is 8000 on the head node, everything else in the range") {
   srt::Profile prof = srt::default_profile();
   srt::Plan plan = srt::make_plan(dsv4_2p1d(), prof, inputs(3));
-  CHECK(plan.find("router")->ports.at("http") == std::vector<int>{8000});
+  CHECK(plan.find("router")->ports.http == std::vector<int>{8000});
   for (const auto& p : plan.processes)
-    for (const auto& [kind, ports] : p.ports)
+    for (const auto& [kind, ports] : test_recipes::all_ports(p))
       for (int port : ports) {
         if (p.name == "router" && kind == "http") continue;
         CHECK(port >= prof.port_range_begin);
@@ -73,7 +73,7 @@ TEST_CASE("exclusive nodes: ports do not depend on the job id, shared nodes: dis
   std::set<int> c_ports, d_ports;
   for (const auto* pl : {&c, &d})
     for (const auto& p : pl->processes)
-      for (const auto& [kind, ports] : p.ports)
+      for (const auto& [kind, ports] : test_recipes::all_ports(p))
         for (int port : ports) (pl == &c ? c_ports : d_ports).insert(port);
   for (int port : c_ports) CHECK_FALSE(d_ports.count(port));
 }
@@ -87,7 +87,7 @@ TEST_CASE("shared nodes: the public frontend port is the job's own, in its slice
     const srt::Plan plan = srt::make_plan(dsv4_2p1d(), prof, inputs(3, job));
     const srt::Process* router = plan.find("router");
     REQUIRE(router);
-    const int port = router->ports.at("http").front();
+    const int port = router->ports.http.front();
     const int slice = prof.port_range_begin + int(job % 4) * width;
     INFO("job " << job << ": frontend port " << port);
     CHECK(port >= slice);
@@ -147,6 +147,6 @@ TEST_CASE("the allocator steps around the engine defaults inside its range") {
   prof.port_range_end = 29600;
   srt::Plan plan = srt::make_plan(dsv4_2p1d(), prof, inputs(3));
   for (const auto& p : plan.processes)
-    for (const auto& [kind, ports] : p.ports)
+    for (const auto& [kind, ports] : test_recipes::all_ports(p))
       for (int port : ports) CHECK(port != 29500);
 }

@@ -60,20 +60,20 @@ std::string arg_after(const srt::Process& p, const std::string& flag) {
 void check_plan(const srt::Plan& plan) {
   std::set<std::pair<int, int>> seen;
   for (const auto& p : plan.processes)
-    for (const auto& [kind, ports] : p.ports)
+    for (const auto& [kind, ports] : all_ports(p))
       for (int port : ports)
         if (!seen.insert({p.node_index, port}).second) FAIL(p.name << " " << kind << " reuses port " << port << " on node " << p.node);
   for (const auto& p : plan.processes) {
     if (p.role != srt::Role::prefill && p.role != srt::Role::decode) continue;
-    REQUIRE(arg_after(p, "--server-port") == std::to_string(p.ports.at("http")[0]));
-    REQUIRE(arg_after(p, "--port") == std::to_string(p.ports.at("engine")[0]));
+    REQUIRE(arg_after(p, "--server-port") == std::to_string(p.ports.http[0]));
+    REQUIRE(arg_after(p, "--port") == std::to_string(p.ports.engine[0]));
     const auto kv = srt::Json::parse(arg_after(p, "--kv-transfer-config"));
-    REQUIRE(kv["handshake_port"] == p.ports.at("handshake")[0]);
-    REQUIRE(int(p.ports.at("handshake").size()) == p.ranks);
-    if (p.ports.count("dp_master"))
-      REQUIRE(env_of(p, "ATOM_DP_MASTER_PORT") == std::to_string(p.ports.at("dp_master")[0]));
-    if (p.ports.count("kv_events"))
-      REQUIRE(env_of(p, "ATOM_KV_EVENTS_ENDPOINT") == "tcp://*:" + std::to_string(p.ports.at("kv_events")[0]));
+    REQUIRE(kv["handshake_port"] == p.ports.handshake[0]);
+    REQUIRE(int(p.ports.handshake.size()) == p.ranks);
+    if (!p.ports.dp_master.empty())
+      REQUIRE(env_of(p, "ATOM_DP_MASTER_PORT") == std::to_string(p.ports.dp_master[0]));
+    if (!p.ports.kv_events.empty())
+      REQUIRE(env_of(p, "ATOM_KV_EVENTS_ENDPOINT") == "tcp://*:" + std::to_string(p.ports.kv_events[0]));
   }
 }
 

@@ -31,9 +31,9 @@ std::string arg_after(const srt::Process& p, const std::string& flag) {
 TEST_CASE("2P1D prefill_0 argv: srtctl's order, our ports, sorted recipe flags") {
   srt::Plan plan = srt::make_plan(dsv4_2p1d(), srt::default_profile(), inputs(3));
   const srt::Process& w = *plan.find("prefill:0");
-  const std::string http = std::to_string(w.ports.at("http")[0]);
-  const std::string engine = std::to_string(w.ports.at("engine")[0]);
-  const std::string hs = std::to_string(w.ports.at("handshake")[0]);
+  const std::string http = std::to_string(w.ports.http[0]);
+  const std::string engine = std::to_string(w.ports.engine[0]);
+  const std::string hs = std::to_string(w.ports.handshake[0]);
   const std::vector<std::string> expected = {
       "python3", "-m", "atom.entrypoints.openai_server", "--model", "deepseek-ai/DeepSeek-V4-Pro",
       "--host", "0.0.0.0", "--server-port", http, "--port", engine, "-tp", "8",
@@ -45,7 +45,7 @@ TEST_CASE("2P1D prefill_0 argv: srtctl's order, our ports, sorted recipe flags")
       "--trust-remote-code"};
   CHECK(w.argv == expected);
   CHECK(w.ranks == 8);
-  CHECK(w.ports.at("handshake").size() == 8);
+  CHECK(w.ports.handshake.size() == 8);
   CHECK(w.log_file == "mi355x-01_prefill_w0.out");
   CHECK(w.step_name == "prefill_0");
 }
@@ -56,10 +56,10 @@ TEST_CASE("worker environment: recipe env with {node}, DP ports, ATOM_HOST_IP, e
   CHECK(env_of(d, "NODE_TAG") == "mi355x-03-2");
   CHECK(env_of(d, "OMP_NUM_THREADS") == "1");
   CHECK(env_of(d, "ATOM_HOST_IP") == "10.0.0.3");
-  CHECK(env_of(d, "ATOM_DP_MASTER_PORT") == std::to_string(d.ports.at("dp_master")[0]));
-  CHECK(env_of(d, "ATOM_DP_BASE_PORT") == std::to_string(d.ports.at("dp_base")[0]));
+  CHECK(env_of(d, "ATOM_DP_MASTER_PORT") == std::to_string(d.ports.dp_master[0]));
+  CHECK(env_of(d, "ATOM_DP_BASE_PORT") == std::to_string(d.ports.dp_base[0]));
   CHECK(env_of(d, "SRT_STEP") == "decode:0");
-  CHECK(env_of(d, "SRT_HTTP_PORT") == std::to_string(d.ports.at("http")[0]));
+  CHECK(env_of(d, "SRT_HTTP_PORT") == std::to_string(d.ports.http[0]));
   CHECK(env_of(d, "ROCR_VISIBLE_DEVICES") == "<unset>");  // whole node: no mask, as srtctl
   CHECK(d.unset_env == std::vector<std::string>{"USE_ATOMESH_ENTRYPOINTS"});
   CHECK(arg_after(d, "--max-num-seqs") == "2048");
@@ -68,9 +68,9 @@ TEST_CASE("worker environment: recipe env with {node}, DP ports, ATOM_HOST_IP, e
 TEST_CASE("1P1D TP8 without DP attention binds no DP rendezvous ports") {
   srt::Plan plan = srt::make_plan(dsv4_1p1d(), srt::default_profile(), inputs(2));
   const srt::Process& w = *plan.find("prefill:0");
-  CHECK_FALSE(w.ports.count("dp_master"));
+  CHECK(w.ports.dp_master.empty());
   CHECK(env_of(w, "ATOM_DP_MASTER_PORT") == "<unset>");
-  CHECK(w.ports.at("handshake").size() == 8);  // one TP rank per GPU still needs its side channel
+  CHECK(w.ports.handshake.size() == 8);  // one TP rank per GPU still needs its side channel
 }
 
 TEST_CASE("partial-node workers get the profile's visibility variable") {
@@ -86,11 +86,11 @@ TEST_CASE("AToMesh: PD mode, every prefill then every decode, public port, our m
   const auto& p0 = *plan.find("prefill:0");
   const auto& p1 = *plan.find("prefill:1");
   const auto& d0 = *plan.find("decode:0");
-  auto url = [](const char* ip, const srt::Process& w) { return std::string("http://") + ip + ":" + std::to_string(w.ports.at("http")[0]); };
+  auto url = [](const char* ip, const srt::Process& w) { return std::string("http://") + ip + ":" + std::to_string(w.ports.http[0]); };
   const std::vector<std::string> expected = {
       "atomesh", "launch", "--pd-disaggregation", "--prefill", url("10.0.0.1", p0), "--prefill",
       url("10.0.0.2", p1), "--decode", url("10.0.0.3", d0), "--host", "0.0.0.0", "--port", "8000",
-      "--backend", "atom", "--prometheus-port", std::to_string(router.ports.at("metrics")[0]),
+      "--backend", "atom", "--prometheus-port", std::to_string(router.ports.metrics[0]),
       "--policy", "random", "--disable-circuit-breaker"};
   CHECK(router.argv == expected);
   CHECK(router.readiness.path == "/workers");
@@ -105,7 +105,7 @@ TEST_CASE("the job-level contract: frontend, per-role IPs and endpoints") {
   CHECK(job_env(plan, "SRTCTL_FRONTEND_TYPE") == "atomesh");
   CHECK(job_env(plan, "SRT_PREFILL_IPS") == "10.0.0.1,10.0.0.2");
   CHECK(job_env(plan, "SRT_DECODE_ENDPOINTS") ==
-        "10.0.0.3:" + std::to_string(plan.find("decode:0")->ports.at("http")[0]));
+        "10.0.0.3:" + std::to_string(plan.find("decode:0")->ports.http[0]));
   CHECK(job_env(plan, "SRT_AGG_IPS").empty());
   CHECK(job_env(plan, "SRT_KV_EVENT_ENDPOINTS") == "<unset>");
   const srt::Process& b = *plan.find("benchmark");
@@ -123,7 +123,7 @@ TEST_CASE("KV events: offset advertises every rank, relay one endpoint per worke
   CHECK(off.kv_events_mode == srt::KvMode::offset);
   CHECK(off.kv_event_endpoints.size() == 24);  // 3 workers x 8 DP ranks
   const auto& w = *off.find("prefill:1");
-  CHECK(env_of(w, "ATOM_KV_EVENTS_ENDPOINT") == "tcp://*:" + std::to_string(w.ports.at("kv_events")[0]));
+  CHECK(env_of(w, "ATOM_KV_EVENTS_ENDPOINT") == "tcp://*:" + std::to_string(w.ports.kv_events[0]));
 
   in.kv_events_capability = "connect";
   srt::Plan rel = srt::make_plan(r, srt::default_profile(), in);
