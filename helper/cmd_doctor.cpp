@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "common.hpp"
 #include "doctor/checks.hpp"
 
 namespace srt::helper {

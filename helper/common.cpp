@@ -23,6 +23,13 @@ void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags) {
   cmd->add_option("--unset", flags.unset, "remove key.path (repeatable)")->allow_extra_args(false);
 }
 
+std::string find_profile_path(const std::string& explicit_path, const std::string& fallback) {
+  const char* env = std::getenv("SRTSLURM_CONFIG");
+  struct stat st {};
+  const bool exists = !fallback.empty() && ::stat(fallback.c_str(), &st) == 0;
+  return choose_profile_path(explicit_path, env ? env : "", fallback, exists);
+}
+
 Profile load_profile(const std::string& explicit_path, const ReadOptions& read) {
   const std::string path = find_profile_path(explicit_path, SRT_DEFAULT_PROFILE);
   if (path.empty()) return default_profile();

@@ -2,10 +2,6 @@
 // srtslurm.yaml's two AMD generations (accelerator_vendor vs visible_devices_env) and ours.
 #include "srt/profile.hpp"
 
-#include <sys/stat.h>
-
-#include <cstdlib>
-
 #include "schema.hpp"
 #include "srt/digest.hpp"
 
@@ -165,11 +161,11 @@ Profile load_profile_file(const std::string& path, const ReadOptions& opts) {
   return p;
 }
 
-std::string find_profile_path(const std::string& explicit_path, const std::string& fallback) {
+std::string choose_profile_path(const std::string& explicit_path, const std::string& env_value,
+                                const std::string& fallback, bool fallback_exists) {
   if (!explicit_path.empty()) return explicit_path;
-  if (const char* env = std::getenv("SRTSLURM_CONFIG"); env && *env) return env;
-  struct stat st {};
-  if (!fallback.empty() && ::stat(fallback.c_str(), &st) == 0) return fallback;
+  if (!env_value.empty()) return env_value;
+  if (!fallback.empty() && fallback_exists) return fallback;
   return {};
 }
 

@@ -91,7 +91,7 @@ Job load_job(const Options& o) {
            "submit with: sbatch --srt-recipe=RECIPE -N<nodes> srt-job (spank_srt.so must be in plugstack.conf)");
     snap = decode_snapshot(encoded);
     if (snap.profile_digest != job.profile.digest)
-      fail("the cluster profile srt-helper read (" + find_profile_path(o.profile, SRT_DEFAULT_PROFILE) +
+      fail("the cluster profile srt-helper read (" + helper::find_profile_path(o.profile) +
                ", digest " + job.profile.digest.substr(0, 12) + ") is not the one the job was submitted with (digest " +
                snap.profile_digest.substr(0, 12) + ")",
            "pass --profile (or SRTSLURM_CONFIG) naming the profile= of the plugin's plugstack.conf line");

@@ -76,7 +76,7 @@ Submitted submit(const SubmitRequest& req) {
   if (!root.empty() && helper::only_this_user_writes(root)) o.output = root + "/sweep_%j.log";
   o.extra = req.sbatch_extra;
   // The launcher inside the job must read the same profile the plugin checked the job against.
-  const std::string profile_path = find_profile_path(req.profile);
+  const std::string profile_path = helper::find_profile_path(req.profile);
   if (!profile_path.empty()) {
     char resolved[PATH_MAX];
     o.script_args = {"--profile", realpath(profile_path.c_str(), resolved) ? resolved : profile_path};

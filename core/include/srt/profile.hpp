@@ -76,9 +76,10 @@ Profile default_profile();
 Profile profile_from_document(Document doc);
 Profile load_profile_file(const std::string& path, const ReadOptions& opts = {});
 
-// Where the profile comes from: the explicit path, else $SRTSLURM_CONFIG, else `fallback`
-// (/etc/srt/cluster.yaml) if it exists. Returns "" when none applies (the built-in default).
-std::string find_profile_path(const std::string& explicit_path,
-                              const std::string& fallback = "/etc/srt/cluster.yaml");
+// Where the profile comes from: the explicit path, else $SRTSLURM_CONFIG's value (env_value),
+// else `fallback` (/etc/srt/cluster.yaml) if it exists. "" when none applies (the built-in
+// default). The caller reads the environment and the file system (helper::find_profile_path).
+std::string choose_profile_path(const std::string& explicit_path, const std::string& env_value,
+                                const std::string& fallback, bool fallback_exists);
 
 }  // namespace srt

@@ -89,13 +89,10 @@ TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
   CHECK(p.mooncake_gid_index == 3);
 }
 
-TEST_CASE("find_profile_path order is explicit then SRTSLURM_CONFIG then the default if it exists", "[profile]") {
-  ::unsetenv("SRTSLURM_CONFIG");
-  CHECK(srt::find_profile_path("/x.yaml", kProfile) == "/x.yaml");
-  CHECK(srt::find_profile_path("", kProfile) == kProfile);
-  CHECK(srt::find_profile_path("", "/nonexistent/cluster.yaml").empty());
-  ::setenv("SRTSLURM_CONFIG", "/env.yaml", 1);
-  CHECK(srt::find_profile_path("", kProfile) == "/env.yaml");
-  CHECK(srt::find_profile_path("/x.yaml", kProfile) == "/x.yaml");
-  ::unsetenv("SRTSLURM_CONFIG");
+TEST_CASE("choose_profile_path order is explicit then SRTSLURM_CONFIG then the default if it exists", "[profile]") {
+  CHECK(srt::choose_profile_path("/x.yaml", "", kProfile, true) == "/x.yaml");
+  CHECK(srt::choose_profile_path("", "", kProfile, true) == kProfile);
+  CHECK(srt::choose_profile_path("", "", "/nonexistent/cluster.yaml", false).empty());
+  CHECK(srt::choose_profile_path("", "/env.yaml", kProfile, true) == "/env.yaml");
+  CHECK(srt::choose_profile_path("/x.yaml", "/env.yaml", kProfile, true) == "/x.yaml");
 }
