@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Golden `srt-helper launch --dry-run` output per shipped recipe (mpibind's style: saved expected
+# output, reviewed when it changes). Every srun line the launcher would run, with its container,
+# mounts, environment and argv, for each recipe under recipes/ on the shipped profile
+# (etc/srt/cluster.yaml), job 4242, nodes mi355x-01.. as many as the recipe needs.
+#
+#   dry_run.sh check SRT_HELPER SOURCE_DIR   compare; on a difference show it and exit 1
+#   dry_run.sh regen SRT_HELPER SOURCE_DIR   rewrite the saved files (then review `git diff`)
+#
+# No digest is in these files (the dry run prints none), so a change that moves only the digest
+# does not touch them; a change to any srun line does, and shows in review.
+set -euo pipefail
+mode=${1:?check or regen}
+helper=${2:?srt-helper}
+src=${3:?source dir}
+golden="$src/tests/golden/launch-dry-run"
+cd "$src"  # SRT_RECIPE is the path as given: relative to the tree, the same on every machine
+# A profile in the environment would change every line; the shipped one is named explicitly.
+unset SRTSLURM_CONFIG SLURM_JOB_ID SLURM_JOB_NODELIST
+
+render() {
+  local recipe=$1 nodes
+  nodes=$("$helper" nodes --profile etc/srt/cluster.yaml "$recipe")
+  [[ $nodes =~ ^[1-9]$ ]] || { echo "FAIL: srt-helper nodes $recipe said '$nodes'" >&2; return 1; }
+  "$helper" launch --dry-run --profile etc/srt/cluster.yaml --recipe "$recipe" \
+    --nodelist "mi355x-[01-0$nodes]" --job-id 4242 --srt-exec /usr/libexec/srt/srt-exec
+}
+
+mapfile -t recipes < <(find recipes -name '*.yaml' | LC_ALL=C sort)
+((${#recipes[@]} >= 4)) || { echo "FAIL: found ${#recipes[@]} shipped recipes under $src/recipes" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad=0
+for recipe in "${recipes[@]}"; do
+  want="$golden/${recipe%.yaml}.json"
+  got="$tmp/got.json"
+  render "$recipe" > "$got"
+  if [[ $mode == regen ]]; then
+    mkdir -p "$(dirname "$want")"
+    cp "$got" "$want"
+    echo "wrote ${want#"$src"/}"
+  elif [[ ! -f $want ]]; then
+    echo "FAIL: no saved dry run for $recipe (tests/golden/dry_run.sh regen, then review it)" >&2
+    bad=1
+  elif ! diff -u "$want" "$got" > "$tmp/diff"; then
+    echo "FAIL: launch --dry-run of $recipe differs from ${want#"$src"/}:" >&2
+    head -80 "$tmp/diff" >&2
+    bad=1
+  else
+    echo "ok: $recipe ($(grep -c '"step_name"' "$got") steps)"
+  fi
+done
+if [[ $mode == check ]]; then
+  # A saved file whose recipe is gone is stale.
+  while IFS= read -r saved; do
+    rel=${saved#"$golden"/}
+    [[ -f "$src/${rel%.json}.yaml" ]] || { echo "FAIL: $rel has no recipe any more; remove it" >&2; bad=1; }
+  done < <(find "$golden" -name '*.json')
+fi
+exit "$bad"
