@@ -74,7 +74,7 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
   for (const auto& [host, inside] : p.default_mounts) add(m, {host, inside, false});
   for (const auto& spec : r.extra_mount) add(m, parse_mount(spec));
   for (const auto& [host, inside] : r.container_mounts) add(m, {host, inside, false});
-  if (proc.is_worker() && mooncake_over_rdma(r)) {
+  if (proc.is_worker() && r.backend.mooncake_over_rdma()) {
     // Device directories stay writable; the providers the host's NIC driver needs are read-only.
     for (const auto& [host, inside] : p.rdma_mounts) add(m, {host, inside, !is_device_path(host), is_device_path(host)});
     c.unlimited_memlock = true;

@@ -64,9 +64,6 @@ bool reads_point_variable(const Benchmark& b);
 std::string model_argument(const Recipe& r, const Profile& p);
 std::string served_model_name(const Recipe& r, const Profile& p);
 
-// Mooncake moves KV bytes over RDMA unless the recipe says tcp (ATOM's default is rdma).
-bool mooncake_over_rdma(const Recipe& r);
-
 // The recipe's image for a role (frontend and benchmark may name their own), through the
 // profile's `containers` aliases.
 std::string image_of(const Recipe& r, const Profile& p, Role role);

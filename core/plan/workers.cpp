@@ -92,10 +92,6 @@ std::string model_argument(const Recipe& r, const Profile& p) {
   return path;
 }
 
-bool mooncake_over_rdma(const Recipe& r) {
-  return r.backend.mooncake_protocol.empty() || r.backend.mooncake_protocol == "rdma";
-}
-
 std::string served_model_name(const Recipe& r, const Profile& p) {
   if (r.model.path.rfind("hf:", 0) == 0) return "";  // the HF id already is the served name
   if (!r.identity.model_repo.empty()) return r.identity.model_repo;
@@ -169,7 +165,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     set_env(w.env, "ATOM_DP_MASTER_PORT", std::to_string(w.ports.dp_master.front()));
     set_env(w.env, "ATOM_DP_BASE_PORT", std::to_string(w.ports.dp_base.front()));
   }
-  if (pd && mooncake_over_rdma(r) && ctx.profile.mooncake_gid_index >= 0) {
+  if (pd && r.backend.mooncake_over_rdma() && ctx.profile.mooncake_gid_index >= 0) {
     // ATOM's GID helper reads MC_IB_GID_INDEX, Mooncake itself MC_GID_INDEX: set both.
     set_env(w.env, "MC_GID_INDEX", std::to_string(ctx.profile.mooncake_gid_index));
     set_env(w.env, "MC_IB_GID_INDEX", std::to_string(ctx.profile.mooncake_gid_index));

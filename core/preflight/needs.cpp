@@ -51,8 +51,7 @@ PreflightNeeds preflight_needs(const Recipe& recipe, const Profile& profile, con
   const bool pd = role == "prefill" || role == "decode";
   n.mooncake = pd && (recipe.backend.connector.empty() || recipe.backend.connector == "mooncake");
   n.router = role == "router";
-  const std::string& protocol = recipe.backend.mooncake_protocol;
-  n.rdma = pd && (protocol.empty() || protocol == "rdma");  // ATOM's default protocol is rdma
+  n.rdma = pd && recipe.backend.mooncake_over_rdma();
   n.gid_index = n.rdma ? profile.mooncake_gid_index : -1;
   if (role == "benchmark") n.files = scripts_in(recipe.benchmark.command);
   return n;

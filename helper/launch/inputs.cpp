@@ -149,7 +149,6 @@ Job load_job(const Options& o) {
                          : job.profile.default_health_check ? *job.profile.default_health_check
                                                              : HealthCheck{};
   job.health_budget_seconds = hc.max_attempts * hc.interval_seconds;
-  job.rdma = job.recipe.backend.mooncake_protocol.empty() || job.recipe.backend.mooncake_protocol == "rdma";
   // The directories the Plan mounts at /logs and /results (srt/container_spec.hpp).
   job.job_dir = job_directory(job.profile, job.plan.job_id);
   job.log_dir = job.job_dir + "/logs";

@@ -53,7 +53,6 @@ struct Job {
   // is <results_root>/<jobid> (the same directory as `dir` without output_dir).
   std::shared_ptr<const helper::SafeDir> dir, logs, results;
   int health_budget_seconds = 0;  // health_check max_attempts x interval_seconds
-  bool rdma = false;          // mooncake_protocol rdma: srt-exec checks the RDMA devices (steps.cpp)
   std::string srt_exec;       // host path of srt-exec
   std::string srt_helper;     // host path of this program (kv-relay steps run it)
   std::string recipe_text;    // what the plugin validated (the snapshot), kept as <job_dir>/recipe.yaml

@@ -54,6 +54,8 @@ struct Backend {
   std::string type;                    // atom | sglang | vllm | trtllm | mocker
   std::string connector;               // atom: mooncake only
   std::string mooncake_protocol;       // rdma | tcp | "" (ATOM's default: rdma)
+  // Mooncake moves KV bytes over RDMA unless the recipe says tcp.
+  bool mooncake_over_rdma() const { return mooncake_protocol.empty() || mooncake_protocol == "rdma"; }
   bool enable_kv_events = false;
   Json prefill_config = Json::object();     // <type>_config.prefill: engine flags as written
   Json decode_config = Json::object();
