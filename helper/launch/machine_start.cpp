@@ -41,7 +41,6 @@ void Launch::check_gpus() {
   } else {
     // The step itself failed where a node gave no verdict: that node cannot run the job's steps.
     why = node_step_failure("gpus", "GPU check", "gpu_check", out, status, r.silent);
-    console_.line("gpus: " + why);
     nodes = r.silent;
   }
   throw failed(Cause::gpus_busy, "gpus: " + why + " (no worker was started)", nodes);
@@ -101,15 +100,14 @@ std::string Launch::port_check_failure(const std::string& out, int status) {
   std::vector<std::string> silent;
   for (const auto& n : job_.plan.nodes)
     if (out.find("port-check: node " + n.name + ": ") == std::string::npos) silent.push_back(n.name);
-  const std::string why = node_step_failure("ports", "port check", "port_check", out, status, silent);
-  console_.line("ports: " + why);
-  return why;
+  return node_step_failure("ports", "port check", "port_check", out, status, silent);
 }
 
 // A per-node check step itself failed (a node that cannot run the job's steps: the plugin's
 // task_init refusing, slurmstepd errors) or timed out. Its output is kept as <node>_<file>.out
 // for each node that did not report, and the reason names the node, the first "srt:" line
-// (what the plugin said: node, library path) and that file, as a failed preflight probe's does.
+// (what the plugin said: node, library path) and that file, as a failed preflight probe's does;
+// the console gets it as "<state>: <why>".
 std::string Launch::node_step_failure(const std::string& state, const std::string& what, const std::string& file,
                                       const std::string& out, int status, const std::vector<std::string>& silent) {
   std::string said;
@@ -133,6 +131,7 @@ std::string Launch::node_step_failure(const std::string& state, const std::strin
   if (!nodes.empty()) why += " on " + nodes;
   if (!said.empty()) why += ": " + said;
   if (!logs.empty()) why += "; its output is in " + logs;
+  console_.line(state + ": " + why);
   return why;
 }
 
