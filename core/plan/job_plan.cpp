@@ -23,10 +23,15 @@ JobPlan plan_job(Recipe recipe, const std::string& recipe_path, const Profile& p
   return job;
 }
 
-JobPlan plan_job(const Snapshot& snap, const Profile& profile, const JobFacts& facts) {
+RecipeOptions job_recipe_options(const Profile& profile) {
   RecipeOptions ro;
   ro.default_gpus_per_node = profile.gpus_per_node;
-  return plan_job(load_recipe_text(snap.recipe_text, snap.recipe_path, ro), snap.recipe_path, profile, facts);
+  return ro;
+}
+
+JobPlan plan_job(const Snapshot& snap, const Profile& profile, const JobFacts& facts) {
+  return plan_job(load_recipe_text(snap.recipe_text, snap.recipe_path, job_recipe_options(profile)), snap.recipe_path,
+                  profile, facts);
 }
 
 Plan replan(const Recipe& recipe, const PlanInputs& inputs, const Profile& profile,

@@ -49,8 +49,7 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
       return ::stat(p.c_str(), &st) == 0;
     });
     const std::string text = read_text_file(ref.path, LoadLimits{}.max_bytes);
-    RecipeOptions ro;
-    ro.default_gpus_per_node = profile.gpus_per_node;
+    const RecipeOptions ro = job_recipe_options(profile);  // as every node will read it
     std::vector<RecipeSource> sources = open_recipe_text(text, ref, ro);
     if (sources.size() != 1) {
       std::string list;

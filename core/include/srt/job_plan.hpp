@@ -28,6 +28,10 @@ struct JobPlan {
   int node_index = -1;  // this_node's index in the job's node list; -1 without this_node
 };
 
+// How the submit side and every node read a job's recipe: the profile's gpus_per_node is the
+// default, nothing else (no --set, no strictness the nodes would not share).
+RecipeOptions job_recipe_options(const Profile& profile);
+
 // Reads the recipe from snap.recipe_text as every node does (the profile's gpus_per_node is
 // the default) and plans it. Throws srt::Error naming the recipe's key, or this_node when it
 // is not one of the job's nodes.
