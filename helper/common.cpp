@@ -31,7 +31,7 @@ std::string find_profile_path(const std::string& explicit_path, const std::strin
 }
 
 Profile load_profile(const std::string& explicit_path, const ReadOptions& read) {
-  const std::string path = find_profile_path(explicit_path, SRT_DEFAULT_PROFILE);
+  const std::string path = find_profile_path(explicit_path);
   if (path.empty()) return default_profile();
   return load_profile_file(path, read);
 }

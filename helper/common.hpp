@@ -23,10 +23,10 @@ struct RecipeFlags {
 // Registers --profile, --strict, --current-schema, --set, --unset on `cmd`.
 void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags);
 
-// The profile named by --profile, else $SRTSLURM_CONFIG, else the installed default, else the
-// built-in default. Throws srt::Error when the named profile is bad.
 // srt::choose_profile_path with $SRTSLURM_CONFIG and whether `fallback` exists on this host.
 std::string find_profile_path(const std::string& explicit_path, const std::string& fallback = SRT_DEFAULT_PROFILE);
+// The profile named by --profile, else $SRTSLURM_CONFIG, else the installed default, else the
+// built-in default. Throws srt::Error when the named profile is bad.
 Profile load_profile(const std::string& explicit_path, const ReadOptions& read = {});
 
 // load_profile for commands whose exit code 2 means "the environment is wrong": on error prints

@@ -20,7 +20,7 @@ std::string runtime_name(ContainerRuntime r) {
 
 // The image a role's step runs: what container.cpp gives pyxis. bwrap stands in for that image
 // (the lab); `none` runs on the host, which is no image at all.
-std::string image_of(const Job& job, const Process& p) {
+std::string probed_image(const Job& job, const Process& p) {
   return job.profile.container_runtime == ContainerRuntime::none ? std::string() : p.container.image;
 }
 
@@ -79,7 +79,7 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
     f.node = s.process->node;
     f.role = s.role;
     f.step = s.process->name;
-    f.image = image_of(job, *s.process);
+    f.image = probed_image(job, *s.process);
     f.runtime = runtime_name(job.profile.container_runtime);
     for (auto& line : missing_pieces(f, preflight_needs(job.recipe, job.profile, s.role))) v.missing.push_back(line);
     v.prints.push_back(std::move(f));
