@@ -16,7 +16,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "gpu_holders.hpp"
-#include "launch/child.hpp"
+#include "srt/process.hpp"
 #include "slurmapi/job_state.hpp"
 #include "srt/gpu_clean.hpp"
 #include "srt/topology.hpp"
@@ -131,7 +131,7 @@ std::optional<Observed> observe(const Args& a, const std::string& node, std::str
 // and a job that can import its image runs without this.
 void clean_pyxis_containers(const Args& a, const std::string& node) {
   int status = 0;
-  const std::string list = launch::run_capture({"enroot", "list", "-f"}, 60, &status);
+  const std::string list = sys::run_capture({"enroot", "list", "-f"}, 60, &status);
   if (status != 0) {
     std::printf("gpu-check: node %s: note: `enroot list -f` %s; named pyxis containers not cleaned\n", node.c_str(),
                 status == 127 ? "is not on PATH" : ("failed (exit " + std::to_string(status) + ")").c_str());
@@ -146,7 +146,7 @@ void clean_pyxis_containers(const Args& a, const std::string& node) {
       std::printf("gpu-check: node %s: would remove: pyxis container %s of another image\n", node.c_str(), name.c_str());
       continue;
     }
-    launch::run_capture({"enroot", "remove", "-f", name}, 300, &status);
+    sys::run_capture({"enroot", "remove", "-f", name}, 300, &status);
     std::printf("gpu-check: node %s: %s: pyxis container %s of another image%s\n", node.c_str(),
                 status == 0 ? "removed" : "note", name.c_str(),
                 status == 0 ? "" : (" could not be removed (exit " + std::to_string(status) + ")").c_str());

@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "srt/migrate.hpp"
 #include "srt/recipe.hpp"
+#include "srt/files.hpp"
 
 namespace srt::helper {
 namespace {

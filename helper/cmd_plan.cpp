@@ -13,6 +13,7 @@
 #include "srt/contract.hpp"
 #include "srt/job_plan.hpp"
 #include "srt/topology.hpp"
+#include "srt/join.hpp"
 
 namespace srt::helper {
 
@@ -28,12 +29,6 @@ struct PlanArgs {
   std::string topology_xml;
   bool json = false;
 };
-
-std::string join(const std::vector<int>& xs) {
-  std::string out;
-  for (int x : xs) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
-}
 
 void print_table(const Plan& plan) {
   std::printf("job %llu: %d node(s) demanded, kv events %s, digest %.12s\n",

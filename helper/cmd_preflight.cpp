@@ -10,7 +10,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "launch/child.hpp"
+#include "srt/process.hpp"
 #include "srt/error.hpp"
 #include "srt/preflight.hpp"
 
@@ -60,7 +60,7 @@ void run(const PreflightArgs& a) {
   const auto args = probe_arguments(recipe.get(), profile, needs);
   argv.insert(argv.end(), args.begin(), args.end());
   int status = 0;
-  const std::string out = launch::run_capture(argv, kProbeTimeoutSeconds, &status);
+  const std::string out = sys::run_capture(argv, kProbeTimeoutSeconds, &status);
   if (status != 0) {
     std::fprintf(stderr, "srt-helper: preflight: the probe (%s) %s\n", argv.front().c_str(),
                  status == -1 ? "did not finish in 120 s or was killed" : ("exited " + std::to_string(status)).c_str());

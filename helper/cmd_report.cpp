@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "srt/report.hpp"
+#include "srt/report_files.hpp"
 
 namespace srt::helper {
 

@@ -12,6 +12,7 @@
 #include "launch/failure.hpp"
 #include "safe_dir.hpp"
 #include "srt/report.hpp"
+#include "srt/report_files.hpp"
 
 namespace srt::helper {
 

@@ -1,6 +1,7 @@
 #include "common.hpp"
 #include "commands.hpp"
 #include "srt/error.hpp"
+#include "srt/files.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -88,28 +88,10 @@ void write_all(int fd, const char* data, std::size_t size, const std::string& pa
 
 }  // namespace
 
-Fd& Fd::operator=(Fd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.release();
-  }
-  return *this;
-}
-
-Fd::~Fd() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-int Fd::release() {
-  const int f = fd_;
-  fd_ = -1;
-  return f;
-}
-
 NewFile::NewFile(int dir_fd, std::string dir_path, std::string name, mode_t mode)
     : dir_fd_(dir_fd), dir_path_(std::move(dir_path)), name_(std::move(name)) {
   tmp_ = "." + name_ + ".tmp." + random_suffix();
-  fd_ = Fd(::openat(dir_fd_, tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  fd_ = UniqueFd(::openat(dir_fd_, tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (fd_.get() < 0) fail("cannot create " + dir_path_ + "/" + tmp_ + ": " + errtext());
 }
 
@@ -121,7 +103,7 @@ NewFile::NewFile(NewFile&& other) noexcept
 
 NewFile::~NewFile() {
   if (done_) return;
-  fd_ = Fd();
+  fd_ = UniqueFd();
   ::unlinkat(dir_fd_, tmp_.c_str(), 0);
 }
 
@@ -143,7 +125,7 @@ std::optional<SafeDir> SafeDir::open(const std::string& given, const Purpose& pu
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   if (name.empty() || name == "." || name == "..") fail(purpose.what + " '" + given + "' is not a directory name");
   if (create) make_parents(path, purpose);
-  Fd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (parent_fd.get() < 0) {
     if (errno == ENOENT && !create) return std::nullopt;
     fail("cannot open " + parent + " (where the " + purpose.what + " " + path + " is): " + errtext(), purpose.remedy);
@@ -167,7 +149,7 @@ std::optional<SafeDir> SafeDir::open_at(int parent_fd, const std::string& name, 
                                         const Purpose& purpose, bool create, mode_t mode) {
   if (create && ::mkdirat(parent_fd, name.c_str(), mode) != 0 && errno != EEXIST)
     fail("cannot create the " + purpose.what + " " + path + ": " + errtext(), purpose.remedy);
-  Fd fd(::openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd fd(::openat(parent_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) {
     const int e = errno;
     if (e == ENOENT && !create) return std::nullopt;
@@ -206,9 +188,9 @@ void SafeDir::write_file(const std::string& name, const std::string& bytes, mode
 
 NewFile SafeDir::new_file(const std::string& name, mode_t mode) const { return NewFile(fd(), path_, name, mode); }
 
-Fd SafeDir::append_file(const std::string& name) const {
+UniqueFd SafeDir::append_file(const std::string& name) const {
   const std::string path = path_of(name);
-  Fd f(::openat(fd(), name.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
+  UniqueFd f(::openat(fd(), name.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
   if (f.get() < 0) {
     if (errno == ELOOP) fail(path + " is a symbolic link (to " + link_target(fd(), name) + "); it is not followed", purpose_.remedy);
     fail("cannot open " + path + ": " + errtext());
@@ -223,7 +205,7 @@ Fd SafeDir::append_file(const std::string& name) const {
 }
 
 std::optional<std::string> SafeDir::read_file(const std::string& name, std::size_t max_bytes) const {
-  Fd f(::openat(fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  UniqueFd f(::openat(fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (f.get() < 0) return std::nullopt;
   struct stat st {};
   if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) || std::size_t(st.st_size) > max_bytes) return std::nullopt;
@@ -271,7 +253,7 @@ bool copy_file(const SafeDir& from, const std::string& from_name, const SafeDir&
     if (why) *why = text;
     return false;
   };
-  Fd src(::openat(from.fd(), from_name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  UniqueFd src(::openat(from.fd(), from_name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (src.get() < 0) return refuse(errno == ELOOP ? described("symlink") : errtext());
   struct stat st {};
   if (::fstat(src.get(), &st) != 0) return refuse(errtext());

@@ -12,23 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "srt/unique_fd.hpp"
+
 namespace srt::helper {
-
-// An owned file descriptor.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(other.release()) {}
-  Fd& operator=(Fd&& other) noexcept;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd();
-  int get() const { return fd_; }
-  int release();
-
- private:
-  int fd_;
-};
 
 class SafeDir;
 
@@ -51,7 +37,7 @@ class NewFile {
   NewFile(int dir_fd, std::string dir_path, std::string name, mode_t mode);
   int dir_fd_;
   std::string dir_path_, name_, tmp_;
-  Fd fd_;
+  UniqueFd fd_;
   bool done_ = false;
 };
 
@@ -87,7 +73,7 @@ class SafeDir {
   NewFile new_file(const std::string& name, mode_t mode = 0644) const;
   // `name` opened to append, created when missing; refused when it is a symlink, not a regular
   // file, not ours, or has other hard links.
-  Fd append_file(const std::string& name) const;
+  UniqueFd append_file(const std::string& name) const;
   // The bytes of `name` when it is a regular file here (never through a link); nullopt when it
   // is missing, a symlink or anything but a regular file, or larger than max_bytes.
   std::optional<std::string> read_file(const std::string& name, std::size_t max_bytes = 64 << 20) const;
@@ -97,11 +83,11 @@ class SafeDir {
   std::vector<std::string> names() const;
 
  private:
-  SafeDir(std::string path, Fd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  SafeDir(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
   static std::optional<SafeDir> open_at(int parent_fd, const std::string& name, const std::string& path,
                                         const Purpose& purpose, bool create, mode_t mode);
   std::string path_;
-  Fd fd_;
+  UniqueFd fd_;
   Purpose purpose_;
 };
 

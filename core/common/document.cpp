@@ -93,12 +93,7 @@ class Composer : public YAML::EventHandler {
   };
 
   [[noreturn]] void fail_at(Mark m, std::string message, std::string hint = {}) {
-    Diagnostic d;
-    d.file = file_;
-    d.mark = m;
-    d.message = std::move(message);
-    d.hint = std::move(hint);
-    throw Error(std::move(d));
+    srt::fail_at(file_, m, std::move(message), std::move(hint));
   }
 
   void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, Node::Kind kind,
@@ -337,10 +332,6 @@ Document parse_yaml(const std::string& raw, const std::string& name, const ReadO
     doc.root = builder.build(*composer.root, "", 0);
   }
   return doc;
-}
-
-Document load_yaml_file(const std::string& path, const ReadOptions& opts) {
-  return parse_yaml(read_text_file(path, opts.limits.max_bytes), path, opts);
 }
 
 }  // namespace srt

@@ -1,4 +1,5 @@
 #include "srt/error.hpp"
+#include "srt/join.hpp"
 
 #include <utility>
 
@@ -20,23 +21,22 @@ std::string Diagnostic::str() const {
   return out;
 }
 
-namespace {
-std::string join(const std::vector<Diagnostic>& ds) {
-  std::string out;
-  for (const auto& d : ds) {
-    if (!out.empty()) out += '\n';
-    out += d.str();
-  }
-  return out;
-}
-}  // namespace
 
 Error::Error(Diagnostic d) : Error(std::vector<Diagnostic>{std::move(d)}) {}
 
-Error::Error(std::vector<Diagnostic> ds) : std::runtime_error(join(ds)), diagnostics_(std::move(ds)) {}
+Error::Error(std::vector<Diagnostic> ds) : std::runtime_error(join(ds, "\n", [](const Diagnostic& d) { return d.str(); })), diagnostics_(std::move(ds)) {}
 
 void fail(std::string message, std::string hint) {
   Diagnostic d;
+  d.message = std::move(message);
+  d.hint = std::move(hint);
+  throw Error(std::move(d));
+}
+
+void fail_at(std::string file, Mark mark, std::string message, std::string hint) {
+  Diagnostic d;
+  d.file = std::move(file);
+  d.mark = mark;
   d.message = std::move(message);
   d.hint = std::move(hint);
   throw Error(std::move(d));

@@ -1,8 +1,5 @@
 #include "srt/plugstack.hpp"
 
-#include <glob.h>
-
-#include <fstream>
 #include <sstream>
 
 #include "srt/error.hpp"
@@ -82,26 +79,6 @@ std::vector<PlugstackEntry> parse_plugstack(const std::string& text, const std::
     entries.push_back(std::move(e));
   }
   return entries;
-}
-
-PlugstackFs system_plugstack_fs() {
-  PlugstackFs fs;
-  fs.read = [](const std::string& path) -> std::optional<std::string> {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  fs.glob = [](const std::string& pattern) {
-    std::vector<std::string> out;
-    glob_t g{};
-    if (::glob(pattern.c_str(), 0, nullptr, &g) == 0)
-      for (std::size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
-    ::globfree(&g);
-    return out;  // glob(3) sorts unless GLOB_NOSORT, as Slurm relies on
-  };
-  return fs;
 }
 
 PlugstackWalk walk_plugstack(const std::string& path, const PlugstackFs& fs) {

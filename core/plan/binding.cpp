@@ -2,22 +2,10 @@
 
 #include "processes.hpp"
 #include "srt/plan.hpp"
+#include "srt/join.hpp"
 
 namespace srt {
 
-namespace {
-
-template <typename T>
-std::string join(const std::vector<T>& xs) {
-  std::string out;
-  for (const auto& x : xs) {
-    if (!out.empty()) out += ',';
-    if constexpr (std::is_same_v<T, std::string>) out += x; else out += std::to_string(x);
-  }
-  return out;
-}
-
-}  // namespace
 
 void apply_binding(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&,
                    std::uint64_t job_id) {

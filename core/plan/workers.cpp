@@ -5,6 +5,7 @@
 #include "flags.hpp"
 #include "processes.hpp"
 #include "srt/error.hpp"
+#include "srt/join.hpp"
 
 namespace srt::plan_detail {
 
@@ -18,12 +19,6 @@ int int_flag(const Json& config, const std::vector<std::string>& names, int fall
     try { return std::stoi(v->get<std::string>()); } catch (const std::exception&) {}
   }
   return fallback;
-}
-
-std::string join_ints(const std::vector<int>& xs) {
-  std::string out;
-  for (int x : xs) out += (out.empty() ? "" : ",") + std::to_string(x);
-  return out;
 }
 
 // Where a kv-relay listens: the node's address, the one kv_event_endpoints advertise, so the
@@ -158,7 +153,7 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     set_env(w.env, k, substitute_node(v, node.name, node.index));
   for (const auto& [k, v] : r.environment) set_env(w.env, k, substitute_node(v, node.name, node.index));
   const int gpn = plan_detail::gpus_per_node(r, ctx.profile);
-  if (int(e.gpus.size()) < gpn) set_env(w.env, ctx.profile.visible_devices_env, join_ints(e.gpus));
+  if (int(e.gpus.size()) < gpn) set_env(w.env, ctx.profile.visible_devices_env, join(e.gpus));
   set_env(w.env, "ATOM_HOST_IP", node.address);
   if (multi_rank_dp) {
     set_env(w.env, "ATOM_DP_MASTER_IP", "127.0.0.1");

@@ -5,6 +5,19 @@
 
 namespace srt::recipe_detail {
 
+// The value at `key` of a mapping; null when `v` is no mapping or the key is absent or null (a
+// YAML `~` means "not set" in srtctl's layouts). J is Json or const Json: the schema-2 normalizer
+// moves a few values out of the recipe it owns.
+template <typename J>
+J* get(J& v, const std::string& key) {
+  if (!v.is_object()) return nullptr;
+  auto it = v.find(key);
+  return it == v.end() || it->is_null() ? nullptr : &*it;
+}
+
+// A role as v1 names its mode and the `<mode>_*` keys: agg -> aggregated, the others as they are.
+inline std::string mode_of(const std::string& role) { return role == "agg" ? "aggregated" : role; }
+
 // The layout a recipe is in: 1 (v1) or 2 (`schema: 2`, or engine:/roles: without schema:, which
 // srtctl 2.0 loads too). Reports an unsupported `schema:` value, and with current_schema a recipe
 // that is not `schema: 2` (srtctl's require_current_schema, after v2.2.1).

@@ -13,15 +13,10 @@ namespace srt {
 namespace {
 
 using recipe_detail::detect_layout;
-
-const Json* get(const Json& v, const std::string& key) {
-  if (!v.is_object()) return nullptr;
-  auto it = v.find(key);
-  return it == v.end() || it->is_null() ? nullptr : &*it;
-}
+using recipe_detail::get;
+using recipe_detail::mode_of;
 
 const char* const kRoles[] = {"prefill", "decode", "agg"};
-std::string mode_of(const std::string& role) { return role == "agg" ? "aggregated" : role; }
 
 class Migrator {
  public:

@@ -154,9 +154,8 @@ Profile profile_from_document(Document doc) {
   return p;
 }
 
-Profile load_profile_file(const std::string& path, const ReadOptions& opts) {
-  const std::string bytes = read_text_file(path, opts.limits.max_bytes);
-  Profile p = profile_from_document(parse_yaml(bytes, path, opts));
+Profile load_profile_text(const std::string& bytes, const std::string& name, const ReadOptions& opts) {
+  Profile p = profile_from_document(parse_yaml(bytes, name, opts));
   p.digest = sha256_hex(bytes);
   return p;
 }

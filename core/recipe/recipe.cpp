@@ -82,8 +82,4 @@ Recipe load_recipe_text(const std::string& text, const std::string& name, const 
   return recipe_from_document(std::move(doc), opts.default_gpus_per_node, opts.read.current_schema);
 }
 
-Recipe load_recipe_file(const std::string& path, const RecipeOptions& opts) {
-  return load_recipe_text(read_text_file(path, opts.read.limits.max_bytes), path, opts);
-}
-
 }  // namespace srt

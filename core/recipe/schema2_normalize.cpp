@@ -12,17 +12,7 @@
 namespace srt::recipe_detail {
 namespace {
 
-// J is Json or const Json: the normalizer moves a few values out of the recipe it owns.
-template <typename J>
-J* get(J& v, const std::string& key) {
-  if (!v.is_object()) return nullptr;
-  auto it = v.find(key);
-  return it == v.end() || it->is_null() ? nullptr : &*it;
-}
-
 std::string text_of(const Json* v) { return v && v->is_string() ? v->get<std::string>() : std::string(); }
-
-std::string mode_of(const std::string& role) { return role == "agg" ? "aggregated" : role; }
 
 // The v1-only keys srtctl's require_current_schema (core/config.py, after v2.2.1) refuses, each
 // with what schema 2 spells instead (docs/legacy-v1.md's table).

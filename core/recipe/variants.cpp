@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "overrides.hpp"
+#include "srt/join.hpp"
 
 namespace srt {
 namespace {
@@ -45,12 +46,6 @@ void copy_marks(const Marks& src, const std::string& from, Marks& dst, const std
 void erase_marks(Marks& marks, const std::string& prefix) {
   for (auto it = marks.lower_bound(prefix); it != marks.end() && starts_with(it->first, prefix);)
     it = under(it->first, prefix) ? marks.erase(it) : std::next(it);
-}
-
-std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 // srtctl's deep_merge: dicts merge recursively, lists and scalars replace, a null deletes the
@@ -234,7 +229,7 @@ Keys section_keys(const Document& file) {
   Diagnostic d;
   d.file = file.file;
   d.message = message;
-  d.hint = "valid selectors: " + join(variant_selectors(file)) + " (or a glob such as 'override_*'); write FILE:SELECTOR";
+  d.hint = "valid selectors: " + join(variant_selectors(file), ", ") + " (or a glob such as 'override_*'); write FILE:SELECTOR";
   throw Error(std::move(d));
 }
 

@@ -11,8 +11,8 @@ namespace {
 constexpr std::size_t kMaxResultBytes = std::size_t(1) << 30;
 }  // namespace
 
-Json read_json_file(const std::string& path) {
-  const std::string text = read_text_file(path, kMaxResultBytes);
+Json read_json_file(const RunFiles& files, const std::string& path) {
+  const std::string text = files.read(path, kMaxResultBytes);
   if (nests_deeper_than(text)) {
     Diagnostic d;
     d.file = path;

@@ -4,11 +4,13 @@
 #include <string>
 
 #include "srt/document.hpp"
+#include "srt/report.hpp"
 
 namespace srt::report::detail {
 
-// Parses `path` as JSON; malformed or unreadable -> srt::Error naming the file and the position.
-Json read_json_file(const std::string& path);
+// Parses `path` (read through `files`) as JSON; malformed or unreadable -> srt::Error naming the
+// file and the position.
+Json read_json_file(const RunFiles& files, const std::string& path);
 
 [[noreturn]] void bad_field(const std::string& file, const std::string& key, const std::string& message,
                             const std::string& hint = {});

@@ -8,7 +8,6 @@
 #include <regex>
 #include <set>
 #include <string>
-#include <system_error>
 
 #include "fields.hpp"
 #include "srt/error.hpp"
@@ -26,18 +25,17 @@ struct Layout {
   fs::path results_dir;  // holds <name>-c<N>.json
 };
 
-Layout locate(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
+Layout locate(const RunFiles& files, const fs::path& dir) {
+  if (!files.is_directory(dir)) {
     Diagnostic d;
     d.file = dir.string();
     d.message = "not a directory";
     d.hint = "pass a job's results directory (<root>/<jobid>, holding fixed-seq/) or its fixed-seq/";
     throw Error(std::move(d));
   }
-  if (fs::is_directory(dir / "fixed-seq", ec)) return {dir, dir / "fixed-seq"};
+  if (files.is_directory(dir / "fixed-seq")) return {dir, dir / "fixed-seq"};
   // Given fixed-seq/ itself: plan.json and status.json sit one level up.
-  if (dir.filename() == "fixed-seq" && !fs::exists(dir / "plan.json", ec)) return {dir.parent_path(), dir};
+  if (dir.filename() == "fixed-seq" && !files.exists(dir / "plan.json")) return {dir.parent_path(), dir};
   return {dir, dir};
 }
 
@@ -63,12 +61,11 @@ int concurrency_key(const std::string& file, const std::string& section, const s
   return std::stoi(k);
 }
 
-Status read_status(const fs::path& path) {
+Status read_status(const RunFiles& files, const fs::path& path) {
   Status s;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return s;
+  if (!files.exists(path)) return s;
   const std::string file = path.string();
-  const Json j = detail::read_json_file(file);
+  const Json j = detail::read_json_file(files, file);
   if (!j.is_object()) detail::bad_field(file, "", "expected a JSON object, got " + detail::json_type(j));
   s.present = true;
   if (auto it = j.find("state"); it != j.end() && it->is_string()) s.state = it->get<std::string>();
@@ -130,45 +127,35 @@ struct ResultSet {
 // <name> -> its result files. srt-slurm's names by the regex InferenceX's launcher reads N with;
 // only when a directory has none of those, the names that launcher renames them to (its copies
 // also hold _gpus_<T>, which is why a directory of them needs no plan.json).
-std::map<std::string, ResultSet> find_results(const fs::path& results_dir) {
+std::map<std::string, ResultSet> find_results(const RunFiles& files, const fs::path& results_dir) {
   static const std::regex srt_name(R"((.*)-c([0-9]+)\.json)");
   static const std::regex inferencex_name(R"((.*)(_conc|_concurrency_)([0-9]+)(_gpus_.*)\.json)");
   std::map<std::string, ResultSet> srt_runs, inferencex_runs;
-  std::error_code ec;
-  for (fs::directory_iterator it(results_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string leaf = it->path().filename().string();
+  for (const std::string& leaf : files.regular_files(results_dir)) {
     std::smatch m;
     if (std::regex_match(leaf, m, srt_name) && m[2].length() <= 9) {
-      if (!it->is_regular_file(ec)) continue;
       ResultSet& set = srt_runs[m[1].str()];
       set.prefix = m[1].str();
       set.infix = "-c";
-      set.files.push_back({std::stoi(m[2].str()), it->path()});
+      set.files.push_back({std::stoi(m[2].str()), results_dir / leaf});
     } else if (std::regex_match(leaf, m, inferencex_name) && m[3].length() <= 9) {
-      if (!it->is_regular_file(ec)) continue;
       ResultSet& set = inferencex_runs[m[1].str() + m[4].str()];
       set.prefix = m[1].str();
       set.infix = m[2].str();
       set.suffix = m[4].str();
-      set.files.push_back({std::stoi(m[3].str()), it->path()});
+      set.files.push_back({std::stoi(m[3].str()), results_dir / leaf});
     }
-  }
-  if (ec) {
-    Diagnostic d;
-    d.file = results_dir.string();
-    d.message = "cannot list: " + ec.message();
-    throw Error(std::move(d));
   }
   auto& by_name = srt_runs.empty() ? inferencex_runs : srt_runs;
   for (auto& [name, set] : by_name) {
-    auto& files = set.files;
-    std::sort(files.begin(), files.end(), [](const Found& a, const Found& b) { return a.concurrency < b.concurrency; });
-    for (std::size_t i = 1; i < files.size(); ++i)
-      if (files[i].concurrency == files[i - 1].concurrency) {
+    auto& found = set.files;
+    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.concurrency < b.concurrency; });
+    for (std::size_t i = 1; i < found.size(); ++i)
+      if (found[i].concurrency == found[i - 1].concurrency) {
         Diagnostic d;
-        d.file = files[i].file.string();
-        d.message = "a second result for c" + std::to_string(files[i].concurrency) + " (also " +
-                    files[i - 1].file.filename().string() + ")";
+        d.file = found[i].file.string();
+        d.message = "a second result for c" + std::to_string(found[i].concurrency) + " (also " +
+                    found[i - 1].file.filename().string() + ")";
         d.hint = "keep one result file per concurrency";
         throw Error(std::move(d));
       }
@@ -177,13 +164,12 @@ std::map<std::string, ResultSet> find_results(const fs::path& results_dir) {
 }
 
 // plan.json, else the result file names, else --gpus; a record of the run wins over the flag.
-GpuCount gpu_count(const fs::path& run_dir, const std::map<std::string, ResultSet>& results,
+GpuCount gpu_count(const RunFiles& files, const fs::path& run_dir, const std::map<std::string, ResultSet>& results,
                    const LoadOptions& options) {
   const std::string ignored = options.gpus > 0 ? " (--gpus " + std::to_string(options.gpus) + " ignored: " : "";
-  std::error_code ec;
   const fs::path plan = run_dir / "plan.json";
-  if (fs::exists(plan, ec)) {
-    GpuCount g = gpus_from_plan(detail::read_json_file(plan.string()), plan.string());
+  if (files.exists(plan)) {
+    GpuCount g = gpus_from_plan(detail::read_json_file(files, plan.string()), plan.string());
     if (options.gpus > 0 && options.gpus != g.total) g.source += ignored + "the recorded Plan wins)";
     return g;
   }
@@ -202,11 +188,10 @@ GpuCount gpu_count(const fs::path& run_dir, const std::map<std::string, ResultSe
   return g;  // unknown without --gpus: the run is still shown, its per-GPU figures are not
 }
 
-std::string job_id_of(const fs::path& run_dir) {
-  std::error_code ec;
+std::string job_id_of(const RunFiles& files, const fs::path& run_dir) {
   const fs::path plan = run_dir / "plan.json";
-  if (fs::exists(plan, ec)) {
-    const Json j = detail::read_json_file(plan.string());
+  if (files.exists(plan)) {
+    const Json j = detail::read_json_file(files, plan.string());
     if (auto it = j.find("job_id"); it != j.end() && it->is_number_integer() && it->get<long long>() > 0)
       return std::to_string(it->get<long long>());
   }
@@ -218,11 +203,10 @@ std::string job_id_of(const fs::path& run_dir) {
 // True when fingerprints.json has worker entries and every one says gpu.count 0. Anything else
 // (no file, another shape, a GPU somewhere) is false: the caveat is only printed when the run's
 // own record shows there was nothing to measure.
-bool fingerprints_without_gpus(const fs::path& run_dir) {
-  std::error_code ec;
+bool fingerprints_without_gpus(const RunFiles& files, const fs::path& run_dir) {
   const fs::path file = run_dir / "fingerprints.json";
-  if (!fs::is_regular_file(file, ec)) return false;
-  const Json j = detail::read_json_file(file.string());
+  if (!files.is_regular_file(file)) return false;
+  const Json j = detail::read_json_file(files, file.string());
   const auto prints = j.find("fingerprints");
   if (prints == j.end() || !prints->is_array()) return false;
   int workers = 0;
@@ -243,10 +227,10 @@ bool fingerprints_without_gpus(const fs::path& run_dir) {
 
 }  // namespace
 
-std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
-  const Layout where = locate(dir);
-  const Status status = read_status(where.run_dir / "status.json");
-  auto by_name = find_results(where.results_dir);
+std::vector<Run> load_runs(const RunFiles& files, const fs::path& dir, const LoadOptions& options) {
+  const Layout where = locate(files, dir);
+  const Status status = read_status(files, where.run_dir / "status.json");
+  auto by_name = find_results(files, where.results_dir);
   if (by_name.empty()) {
     if (status.concurrencies.empty()) {
       Diagnostic d;
@@ -257,13 +241,13 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
     }
     by_name[""];  // the sweep wrote nothing: every expected point is missing, and says so
   }
-  const GpuCount gpus = gpu_count(where.run_dir, by_name, options);
-  const std::string job_id = job_id_of(where.run_dir);
-  const bool without_gpus = fingerprints_without_gpus(where.run_dir);
+  const GpuCount gpus = gpu_count(files, where.run_dir, by_name, options);
+  const std::string job_id = job_id_of(files, where.run_dir);
+  const bool without_gpus = fingerprints_without_gpus(files, where.run_dir);
 
   std::vector<Run> runs;
   for (const auto& [name, set] : by_name) {
-    const std::vector<Found>& files = set.files;
+    const std::vector<Found>& found_files = set.files;
     Run run;
     run.name = name.empty() ? "job " + job_id : name;
     run.dir = dir.string();
@@ -273,10 +257,10 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
     run.without_gpus = without_gpus;
     run.expected_source = status.concurrencies.empty() ? "result files" : "status.json";
     std::set<int> expected(status.concurrencies.begin(), status.concurrencies.end());
-    for (const auto& f : files) expected.insert(f.concurrency);
+    for (const auto& f : found_files) expected.insert(f.concurrency);
     for (int c : expected) {
-      auto found = std::find_if(files.begin(), files.end(), [c](const Found& f) { return f.concurrency == c; });
-      if (found == files.end()) {
+      auto found = std::find_if(found_files.begin(), found_files.end(), [c](const Found& f) { return f.concurrency == c; });
+      if (found == found_files.end()) {
         Point p;
         p.concurrency = c;
         p.state = PointState::missing;
@@ -290,7 +274,7 @@ std::vector<Run> load_runs(const fs::path& dir, const LoadOptions& options) {
       const std::string file = found->file.string();
       std::optional<int> exit_code;
       if (auto e = status.exit_codes.find(c); e != status.exit_codes.end()) exit_code = e->second;
-      const Json result = detail::read_json_file(file);
+      const Json result = detail::read_json_file(files, file);
       Point p = point_from_result(result, file, c, gpus, exit_code);
       // A file the report finds fine beside a point the launcher judged otherwise (cut as stalled
       // after the client wrote it, or its step failed): the launcher's verdict stands, and says why.

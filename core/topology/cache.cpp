@@ -11,29 +11,10 @@
 
 #include "srt/error.hpp"
 #include "srt/topology.hpp"
+#include "srt/unique_fd.hpp"
 
 namespace srt {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd(Fd&& other) noexcept : fd_(other.release()) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() {
-    int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-
- private:
-  int fd_;
-};
 
 std::string errtext() { return std::strerror(errno); }
 
@@ -50,12 +31,12 @@ bool trusted_owner(uid_t uid) { return uid == 0 || uid == ::geteuid(); }
 
 // Opens the directory itself (never through a symlink) and checks it on the open descriptor,
 // so a check and a later use cannot refer to different directories.
-Fd open_cache_dir(const std::string& dir, bool create) {
+UniqueFd open_cache_dir(const std::string& dir, bool create) {
   if (create && ::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     fail("cannot create topology cache directory '" + dir + "': " + errtext());
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) {
-    if (errno == ENOENT && !create) return Fd();
+    if (errno == ENOENT && !create) return UniqueFd();
     fail("cannot open topology cache directory '" + dir + "': " + errtext());
   }
   struct stat st {};
@@ -72,7 +53,7 @@ Fd open_cache_dir(const std::string& dir, bool create) {
 }  // namespace
 
 std::string read_boot_id(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) fail("cannot read boot id from '" + path + "': " + errtext());
   char buf[128];
   ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
@@ -83,10 +64,10 @@ std::string read_boot_id(const std::string& path) {
 }
 
 std::optional<std::string> read_topology_cache(const std::string& dir, const std::string& boot_id) {
-  Fd dfd = open_cache_dir(dir, false);
+  UniqueFd dfd = open_cache_dir(dir, false);
   if (dfd.get() < 0) return std::nullopt;
   const std::string name = cache_name(boot_id);
-  Fd fd(::openat(dfd.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  UniqueFd fd(::openat(dfd.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     if (errno == ENOENT) return std::nullopt;
     fail("cannot open topology cache '" + dir + "/" + name + "': " + errtext());
@@ -111,11 +92,11 @@ std::optional<std::string> read_topology_cache(const std::string& dir, const std
 }
 
 void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& xml) {
-  Fd dfd = open_cache_dir(dir, true);
+  UniqueFd dfd = open_cache_dir(dir, true);
   const std::string name = cache_name(boot_id);
   std::random_device rd;
   const std::string tmp = "." + name + "." + std::to_string(::getpid()) + "." + std::to_string(rd());
-  Fd fd(::openat(dfd.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  UniqueFd fd(::openat(dfd.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) fail("cannot create '" + dir + "/" + tmp + "': " + errtext());
   std::string why;
   for (std::size_t done = 0; why.empty() && done < xml.size();) {

@@ -7,6 +7,7 @@
 
 #include "srt/error.hpp"
 #include "srt/topology.hpp"
+#include "srt/join.hpp"
 
 namespace srt {
 namespace {
@@ -29,15 +30,6 @@ std::vector<int> parse_indices(const std::string& value, const std::string& name
     out.push_back(static_cast<int>(v));
     if (comma == std::string::npos) break;
     start = comma + 1;
-  }
-  return out;
-}
-
-std::string join(const std::vector<int>& v) {
-  std::string out;
-  for (int i : v) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(i);
   }
   return out;
 }

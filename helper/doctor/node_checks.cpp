@@ -11,6 +11,8 @@
 #include "checks.hpp"
 #include "srt/error.hpp"
 #include "srt/port_ranges.hpp"
+#include "srt/join.hpp"
+#include "srt/files.hpp"
 
 namespace srt::doctor {
 namespace {
@@ -29,9 +31,7 @@ std::string trimmed(std::string s) {
 }
 
 std::string join(const std::vector<PortSpan>& spans) {
-  std::string out;
-  for (const PortSpan& s : spans) out += (out.empty() ? "" : ",") + to_string(s);
-  return out;
+  return srt::join(spans, ",", [](const PortSpan& s) { return to_string(s); });
 }
 
 std::string dash(const std::string& s) { return s.empty() ? "-" : s; }

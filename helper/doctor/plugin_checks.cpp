@@ -11,6 +11,7 @@
 #include "srt/error.hpp"
 #include "srt/plugstack.hpp"
 #include "srt/slurm_config.hpp"
+#include "srt/system_plugstack.hpp"
 
 extern "C" {
 #include "../../spank/impl_abi.h"

@@ -26,7 +26,7 @@ void Console::open_log(const std::string& path) {
   const std::optional<helper::SafeDir> dir =
       helper::SafeDir::open(slash == std::string::npos ? "." : path.substr(0, slash), {"log directory", "remove it"}, false);
   if (!dir) fail("the log directory of " + path + " is missing");
-  helper::Fd fd = dir->append_file(path.substr(slash + 1));  // close-on-exec: steps must not inherit it
+  UniqueFd fd = dir->append_file(path.substr(slash + 1));  // close-on-exec: steps must not inherit it
   log_ = ::fdopen(fd.get(), "a");
   if (!log_) fail("cannot open " + path + ": " + std::strerror(errno));
   fd.release();

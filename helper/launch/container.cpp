@@ -13,6 +13,7 @@
 #include "launch.hpp"
 #include "srt/digest.hpp"
 #include "srt/error.hpp"
+#include "srt/join.hpp"
 
 namespace srt::launch {
 namespace {
@@ -21,9 +22,7 @@ namespace {
 constexpr const char* kSrtExecInContainer = "/usr/local/libexec/srt/srt-exec";
 
 std::string join_mounts(const std::vector<Mount>& mounts) {
-  std::string out;
-  for (const auto& m : mounts) out += (out.empty() ? "" : ",") + m.host + ":" + m.container + (m.read_only ? ":ro" : "");
-  return out;
+  return join(mounts, ",", [](const Mount& m) { return m.host + ":" + m.container + (m.read_only ? ":ro" : ""); });
 }
 
 // bwrap: a fresh root that binds every top-level entry of the host's root (so the sandbox sees

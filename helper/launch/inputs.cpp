@@ -16,6 +16,7 @@
 #include "srt/contract.hpp"
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
+#include "srt/files.hpp"
 
 #ifndef SRT_LIBEXECDIR
 #define SRT_LIBEXECDIR "/usr/libexec"

@@ -1,7 +1,7 @@
 // srt-helper launch: the batch step's orchestrator (DESIGN "The batch step"). A small state
 // machine (machine.cpp) over a few concerns, one file each: the job's inputs and the Plan
 // (inputs.cpp), container arguments (container.cpp), srun command lines (steps.cpp), child
-// processes (child.cpp), HTTP probes (probe.cpp), stopping steps (teardown.cpp), status.json
+// processes (sys/process.cpp), HTTP probes (probe.cpp), stopping steps (teardown.cpp), status.json
 // (status.cpp) and the console (console.cpp).
 #pragma once
 #include <sys/types.h>

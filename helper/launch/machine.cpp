@@ -67,7 +67,7 @@ RunningStep& Launch::start(const Process& p) {
   RunningStep s;
   s.process = &p;
   s.started = console_.seconds();
-  s.srun = Child::spawn(cmd.argv(), cmd.env, cmd.unset_env);
+  s.srun = sys::Child::spawn(cmd.argv(), cmd.env, cmd.unset_env);
   steps_.push_back(std::move(s));
   return steps_.back();
 }

@@ -28,7 +28,7 @@ void Launch::check_gpus() {
   if (cmd.srun.empty()) return;  // no worker has a GPU
   enter("gpus");
   int status = 0;
-  const std::string out = run_capture(cmd.argv(), kPortCheckSeconds, &status, true);
+  const std::string out = sys::run_capture(cmd.argv(), kPortCheckSeconds, &status, true);
   check_signal();
   const GpuCheckReport r = read_gpu_check(out, job_);
   for (const auto& line : r.lines) console_.line(line);
@@ -56,7 +56,7 @@ void Launch::check_nodes_and_ports() {
   if (!note.empty()) console_.line("ports: " + note);
   const StepCommand cmd = port_check_command(job_);
   int status = 0;
-  const std::string out = run_capture(cmd.argv(), kPortCheckSeconds, &status, true);
+  const std::string out = sys::run_capture(cmd.argv(), kPortCheckSeconds, &status, true);
   check_signal();
   // Every held port goes to the console; the reason names the first one per node and counts
   // the rest (another job's workers hold dozens).
@@ -142,8 +142,8 @@ std::string Launch::node_step_failure(const std::string& state, const std::strin
 void Launch::preflight() {
   enter("preflight");
   std::vector<ProbeStep> probes = probe_steps(job_);
-  std::vector<Child> running;
-  for (const auto& s : probes) running.push_back(Child::spawn(s.command.argv(), s.command.env, s.command.unset_env));
+  std::vector<sys::Child> running;
+  for (const auto& s : probes) running.push_back(sys::Child::spawn(s.command.argv(), s.command.env, s.command.unset_env));
   console_.line("preflight: probing " + std::to_string(probes.size()) + " role image(s)");
   const double deadline = console_.seconds() + job_.health_budget_seconds;
   auto all_done = [&] {

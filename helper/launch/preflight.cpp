@@ -7,6 +7,7 @@
 #include "preflight.hpp"
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
+#include "srt/files.hpp"
 
 namespace srt::launch {
 namespace {

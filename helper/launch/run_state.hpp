@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "child.hpp"
+#include "srt/process.hpp"
 #include "console.hpp"
 #include "launch.hpp"
 #include "failure.hpp"
@@ -14,7 +14,7 @@ namespace srt::launch {
 
 struct RunningStep {
   const Process* process = nullptr;
-  Child srun;
+  sys::Child srun;
   double started = 0;       // console seconds
   double ended = -1;        // console seconds; -1 while running
   bool stopped = false;     // ended by teardown, not by itself

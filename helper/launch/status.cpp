@@ -1,7 +1,7 @@
 // status.json: how the job ended, every process's exit, and when each state began.
 #include <cstdio>
 
-#include "child.hpp"
+#include "srt/process.hpp"
 #include "run_state.hpp"
 #include "srt/digest.hpp"
 #include "srt/error.hpp"
@@ -78,7 +78,7 @@ int tar_into(const helper::SafeDir& dir, const std::string& name, const std::vec
     helper::NewFile out = dir.new_file(name);
     std::vector<std::string> argv = {"tar"};
     argv.insert(argv.end(), tar_args.begin(), tar_args.end());
-    const int status = run_to_fd(argv, 60, out.fd());
+    const int status = sys::run_to_fd(argv, 60, out.fd());
     if (status == 0) out.commit();
     return status;
   } catch (const Error& e) {
@@ -101,7 +101,7 @@ void archive_runtime_logs(const Job& job, Console& console) {
   const std::string kind = dir.kind_of(name);
   if (kind == "regular") {
     int status = 0;
-    run_capture({"tar", "-tzf", target}, 60, &status, true);
+    sys::run_capture({"tar", "-tzf", target}, 60, &status, true);
     if (status == 0) return;
     why = "the benchmark's runtime-logs.tar.gz is unreadable (stopped while writing it)";
   } else if (kind != "missing") {

@@ -36,7 +36,7 @@ bool wait_ended(const StepRefs& steps, double seconds, Console& console) {
 // step name -> "JOB.STEP" for the job's running steps.
 std::map<std::string, std::string> step_ids(std::uint64_t job_id) {
   int status = 0;
-  const std::string out = run_capture({"squeue", "-h", "-s", "-j", std::to_string(job_id), "-o", "%i %j"}, 5, &status);
+  const std::string out = sys::run_capture({"squeue", "-h", "-s", "-j", std::to_string(job_id), "-o", "%i %j"}, 5, &status);
   std::map<std::string, std::string> ids;
   std::istringstream in(out);
   for (std::string id, name; in >> id >> name;) ids[name] = id;
@@ -56,7 +56,7 @@ void signal_steps(const StepRefs& steps, std::uint64_t job_id, int sig) {
   // Slurm 22.05's scancel reports "Invalid job id" for a step signalled on a multi-node job
   // although every task got the signal (seen in the lab): its verdict is not used; the wait
   // below and the KILL round decide.
-  if (scancel.size() > 2) run_capture(scancel, 5, nullptr, true);
+  if (scancel.size() > 2) sys::run_capture(scancel, 5, nullptr, true);
 }
 
 void stop(const StepRefs& steps, std::uint64_t job_id, int grace_seconds, Console& console) {

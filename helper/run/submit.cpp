@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "../common.hpp"
-#include "../launch/child.hpp"
+#include "srt/process.hpp"
 #include "../safe_dir.hpp"
 #include "run.hpp"
 #include "srt/error.hpp"
@@ -95,7 +95,7 @@ Submitted submit(const SubmitRequest& req) {
   argv.insert(argv.end(), args.begin(), args.end());
 
   int status = 0;
-  const std::string out = launch::run_capture(argv, 120, &status);
+  const std::string out = sys::run_capture(argv, 120, &status);
   std::string first = out.substr(0, out.find_first_of(";\n"));
   if (status != 0 || first.empty() || first.find_first_not_of("0123456789") != std::string::npos)
     fail("sbatch refused the job (exit " + std::to_string(status) + ")" + (out.empty() ? "" : ": " + out),

@@ -3,6 +3,7 @@
 
 #include "impl.hpp"
 #include "srt/error.hpp"
+#include "srt/files.hpp"
 
 #ifndef SRT_DEFAULT_PROFILE
 #define SRT_DEFAULT_PROFILE "/etc/srt/cluster.yaml"

@@ -13,6 +13,7 @@
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
 #include "srt/variants.hpp"
+#include "srt/files.hpp"
 
 namespace srt::spank_impl {
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "srt/plan.hpp"
+#include "srt/files.hpp"
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include "srt/plan.hpp"
 #include "srt/profile.hpp"
 #include "srt/recipe.hpp"
+#include "srt/files.hpp"
 
 int main(int argc, char** argv) {
   const std::string src = SRT_SOURCE_DIR;

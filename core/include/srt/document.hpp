@@ -51,11 +51,7 @@ struct ReadOptions {
   bool current_schema = false;
 };
 
-// Reads a file safely: regular files only, bounded size, no hang on FIFOs or devices.
-std::string read_text_file(const std::string& path, std::size_t max_bytes);
-
 Document parse_yaml(const std::string& text, const std::string& name, const ReadOptions& opts = {});
-Document load_yaml_file(const std::string& path, const ReadOptions& opts = {});
 
 // Key-path helpers shared by the loaders: "a.b[2].c".
 std::string join_path(const std::string& parent, const std::string& key);

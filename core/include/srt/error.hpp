@@ -36,5 +36,7 @@ class Error : public std::runtime_error {
 
 // Shorthand for an error that has no position (a CLI value, a node list, an environment value).
 [[noreturn]] void fail(std::string message, std::string hint = {});
+// An error at a place in a file: `file`, and `mark` when the line is known ({} when not).
+[[noreturn]] void fail_at(std::string file, Mark mark, std::string message, std::string hint = {});
 
 }  // namespace srt

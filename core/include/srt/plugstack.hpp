@@ -28,7 +28,7 @@ struct PlugstackFs {
   std::function<std::optional<std::string>(const std::string& path)> read;  // nullopt: unreadable
   std::function<std::vector<std::string>(const std::string& pattern)> glob;  // sorted matches
 };
-PlugstackFs system_plugstack_fs();  // read(2) and glob(3)
+// The machine's: system_plugstack_fs() in sys/ (srt/system_plugstack.hpp).
 
 struct PlugstackWalk {
   std::vector<PlugstackEntry> plugins;  // every required/optional line reached, in load order

@@ -74,7 +74,9 @@ struct Profile {
 
 Profile default_profile();
 Profile profile_from_document(Document doc);
-Profile load_profile_file(const std::string& path, const ReadOptions& opts = {});
+// A profile file's bytes (read by the caller: sys/ `load_profile_file`), `name` in messages; the
+// digest is the bytes' sha256, the one the plugin and the launcher compare.
+Profile load_profile_text(const std::string& bytes, const std::string& name, const ReadOptions& opts = {});
 
 // Where the profile comes from: the explicit path, else $SRTSLURM_CONFIG's value (env_value),
 // else `fallback` (/etc/srt/cluster.yaml) if it exists. "" when none applies (the built-in

@@ -130,7 +130,7 @@ struct RecipeOptions {
 // Warnings (duplicate keys, ignored settings) are left in recipe.source.warnings.
 // current_schema: refuse the v1 layout and v1-only keys (ReadOptions::current_schema).
 Recipe recipe_from_document(Document doc, int default_gpus_per_node = 0, bool current_schema = false);
-Recipe load_recipe_file(const std::string& path, const RecipeOptions& opts = {});
+// A recipe's text (read by the caller: sys/ `load_recipe_file`), `name` in messages.
 Recipe load_recipe_text(const std::string& text, const std::string& name, const RecipeOptions& opts = {});
 
 // srtctl's --set/--unset on the raw tree, before the schema check.

@@ -98,12 +98,26 @@ struct LoadOptions {
   int gpus = 0;  // --gpus: used when neither plan.json nor the file names give the count; 0 = none
 };
 
+// What load_runs reads of a run directory. The caller gives it (sys/: the disk, in
+// srt/report_files.hpp; a test: a tree in memory), so the report's rules do no I/O of their own.
+class RunFiles {
+ public:
+  virtual ~RunFiles() = default;
+  virtual bool exists(const std::filesystem::path& path) const = 0;
+  virtual bool is_directory(const std::filesystem::path& path) const = 0;
+  virtual bool is_regular_file(const std::filesystem::path& path) const = 0;
+  // The leaf names of the regular files directly in `dir`. Throws srt::Error when it cannot be listed.
+  virtual std::vector<std::string> regular_files(const std::filesystem::path& dir) const = 0;
+  // At most `max_bytes` of a regular file. Throws srt::Error naming it otherwise.
+  virtual std::string read(const std::filesystem::path& file, std::size_t max_bytes) const = 0;
+};
+
 // Every run in `dir`: one per result name found (normally one). `dir` is a job's results
 // directory (<root>/<jobid>, holding fixed-seq/) or the fixed-seq directory itself.
 // Throws srt::Error naming the file for malformed JSON, wrong types, no results, and GPU counts
 // in file names that cannot be read or disagree. No GPU count at all is no error: the run's
 // gpus are !known() and its per-GPU figures 0.
-std::vector<Run> load_runs(const std::filesystem::path& dir, const LoadOptions& options = {});
+std::vector<Run> load_runs(const RunFiles& files, const std::filesystem::path& dir, const LoadOptions& options = {});
 
 // What the table and the picture say of a run with Run::without_gpus.
 inline constexpr const char* kStandInCaveat =
@@ -144,16 +158,13 @@ struct Pictures {
   std::filesystem::path png, svg;
 };
 
-// Writes throughput_vs_interactivity.png and .svg into `out_dir` (created if needed): one line
-// per run, one marker per plottable point labelled cN; failed points drawn apart, and points
-// that cannot be drawn (missing, nothing completed) listed under the chart. Runs whose GPU
-// count is unknown are left out (per-GPU throughput is the y axis).
-// Throws srt::Error when no run has a GPU count, or the plotter cannot run or fails, with its
-// own message.
-Pictures write_pictures(const std::vector<Run>& runs, const std::filesystem::path& out_dir,
-                        const PictureOptions& options = {});
-
-// The JSON document the plotting script reads (exposed for tests).
+// The JSON document the plotting script reads: one line per run, one marker per plottable point
+// labelled cN; failed points drawn apart, and points that cannot be drawn (missing, nothing
+// completed) listed under the chart. Runs whose GPU count is unknown are left out (per-GPU
+// throughput is the y axis). Drawn by write_pictures (sys/, srt/report_files.hpp).
 Json plot_input(const std::vector<Run>& runs, const std::filesystem::path& out_dir, const PictureOptions& options);
+
+// plot_report.py, the plotter's text (embedded at build time).
+extern const char* const kPlotScript;
 
 }  // namespace srt::report

@@ -10,6 +10,7 @@
 
 #include "safe_dir.hpp"
 #include "srt/error.hpp"
+#include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using srt::helper::SafeDir;
@@ -18,22 +19,7 @@ namespace {
 
 const SafeDir::Purpose kJobDir{"job directory", "remove it or choose another results_root"};
 
-class Scratch {
- public:
-  Scratch() {
-    std::string pattern = (fs::temp_directory_path() / "srt-safe-dir-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()));
-    path_ = pattern;
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using Scratch = srt_test::ScratchDir;
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
@@ -141,11 +127,11 @@ TEST_CASE("Appending refuses a symlink or FIFO or hard link and reading takes re
   CHECK(slurp(victim) == "ssh-ed25519 AAAA victim");
 
   {
-    srt::helper::Fd log = dir->append_file("sweep_2.log");
+    srt::UniqueFd log = dir->append_file("sweep_2.log");
     REQUIRE(::write(log.get(), "a\n", 2) == 2);
   }
   {
-    srt::helper::Fd log = dir->append_file("sweep_2.log");
+    srt::UniqueFd log = dir->append_file("sweep_2.log");
     REQUIRE(::write(log.get(), "b\n", 2) == 2);
   }
   CHECK(*dir->read_file("sweep_2.log") == "a\nb\n");

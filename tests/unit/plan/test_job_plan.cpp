@@ -10,6 +10,7 @@
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
 #include "srt/document.hpp"
+#include "srt/files.hpp"
 
 using namespace test_recipes;
 

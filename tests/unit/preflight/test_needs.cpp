@@ -4,6 +4,7 @@
 
 #include "srt/error.hpp"
 #include "srt/preflight.hpp"
+#include "srt/files.hpp"
 
 using namespace srt;
 

@@ -14,6 +14,7 @@
 #include "srt/plan.hpp"
 #include "srt/profile.hpp"
 #include "srt/recipe.hpp"
+#include "srt/files.hpp"
 
 namespace fs = std::filesystem;
 

@@ -11,22 +11,12 @@
 
 #include "srt/document.hpp"
 #include "srt/recipe.hpp"
+#include "srt/files.hpp"
+#include "scratch_dir.hpp"
 
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/srt-hostile-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string write(const std::string& name, const std::string& content) const {
-    const std::string p = path + "/" + name;
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-};
+using TempDir = srt_test::ScratchDir;
 
 std::string error_of(const std::string& path, const srt::ReadOptions& opts = {}) {
   try {
@@ -54,24 +44,24 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 TEST_CASE("special files are refused without blocking", "[hostile]") {
   TempDir dir;
-  const std::string fifo = dir.path + "/fifo.yaml";
+  const std::string fifo = dir.str() + "/fifo.yaml";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   auto t0 = std::chrono::steady_clock::now();
   CHECK_THAT(error_of(fifo), Catch::Contains("is a FIFO"));
   CHECK(seconds_since(t0) < 1.0);
   CHECK_THAT(error_of("/dev/zero"), Catch::Contains("character device"));
-  CHECK_THAT(error_of(dir.path), Catch::Contains("is a directory"));
-  CHECK_THAT(error_of(dir.path + "/missing.yaml"), Catch::Contains("cannot open"));
+  CHECK_THAT(error_of(dir.str()), Catch::Contains("is a directory"));
+  CHECK_THAT(error_of(dir.str() + "/missing.yaml"), Catch::Contains("cannot open"));
 }
 
 TEST_CASE("symlinks to files that are not recipes never leak their content", "[hostile]") {
   TempDir dir;
   const std::string secret = dir.write("secret", "password: [hunter2\n");
   const std::string binary = dir.write("binary", std::string("token=hunter2\0\x01\x02", 16));
-  const std::string link1 = dir.path + "/r1.yaml", link2 = dir.path + "/r2.yaml", dangling = dir.path + "/r3.yaml";
+  const std::string link1 = dir.str() + "/r1.yaml", link2 = dir.str() + "/r2.yaml", dangling = dir.str() + "/r3.yaml";
   REQUIRE(::symlink(secret.c_str(), link1.c_str()) == 0);
   REQUIRE(::symlink(binary.c_str(), link2.c_str()) == 0);
-  REQUIRE(::symlink((dir.path + "/nowhere").c_str(), dangling.c_str()) == 0);
+  REQUIRE(::symlink((dir.str() + "/nowhere").c_str(), dangling.c_str()) == 0);
   for (const auto& p : {link1, link2, dangling}) {
     const std::string msg = error_of(p);
     CHECK(!msg.empty());
@@ -83,7 +73,7 @@ TEST_CASE("symlinks to files that are not recipes never leak their content", "[h
 
 TEST_CASE("a 100 MB file is refused by its size before it is read", "[hostile]") {
   TempDir dir;
-  const std::string big = dir.path + "/big.yaml";
+  const std::string big = dir.str() + "/big.yaml";
   int fd = ::open(big.c_str(), O_CREAT | O_WRONLY, 0600);
   REQUIRE(fd >= 0);
   REQUIRE(::ftruncate(fd, 100LL * 1024 * 1024) == 0);

@@ -12,6 +12,7 @@
 #include "srt/migrate.hpp"
 #include "srt/plan.hpp"
 #include "srt/recipe.hpp"
+#include "srt/files.hpp"
 
 namespace {
 

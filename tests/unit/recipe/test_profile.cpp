@@ -7,6 +7,7 @@
 
 #include "srt/digest.hpp"
 #include "srt/profile.hpp"
+#include "srt/files.hpp"
 
 namespace {
 

@@ -6,6 +6,7 @@
 
 #include "srt/plan.hpp"
 #include "srt/recipe.hpp"
+#include "srt/files.hpp"
 
 namespace {
 

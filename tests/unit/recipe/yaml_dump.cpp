@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "srt/document.hpp"
+#include "srt/files.hpp"
 
 namespace {
 

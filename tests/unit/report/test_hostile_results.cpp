@@ -9,6 +9,7 @@
 #include "srt/error.hpp"
 #include "srt/report.hpp"
 #include "srt/validity.hpp"
+#include "srt/report_files.hpp"
 #include "temp_dir.hpp"
 
 using namespace report_test;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "srt/report.hpp"
+#include "srt/report_files.hpp"
 #include "temp_dir.hpp"
 
 using namespace report_test;

@@ -14,23 +14,6 @@ namespace fs = std::filesystem;
 
 std::string source_path(const std::string& relative) { return std::string(SRT_SOURCE_DIR) + "/" + relative; }
 
-TempDir::TempDir() {
-  std::string pattern = (fs::temp_directory_path() / "srt-spank-test-XXXXXX").string();
-  if (!::mkdtemp(&pattern[0])) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
-std::string TempDir::write(const std::string& name, const std::string& text) const {
-  const std::string p = path_ + "/" + name;
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-  return p;
-}
-
 std::string capture_stderr(const std::function<void()>& fn) {
   char path[] = "/tmp/srt-spank-stderr-XXXXXX";
   const int fd = ::mkstemp(path);

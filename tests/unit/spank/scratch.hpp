@@ -7,6 +7,8 @@
 #include <functional>
 #include <string>
 
+#include "scratch_dir.hpp"
+
 extern "C" {
 #include "impl_abi.h"  // SRT_SNAPSHOT_JOB_ENV
 }
@@ -16,18 +18,7 @@ namespace srt::spank_test {
 std::string source_path(const std::string& relative);  // under the source tree
 
 // A scratch directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  std::string write(const std::string& name, const std::string& text) const;  // returns its path
-
- private:
-  std::string path_;
-};
+using TempDir = srt_test::ScratchDir;
 
 // Runs `fn` with fd 2 sent to a file; returns what it wrote (task_init reports on the task's stderr).
 std::string capture_stderr(const std::function<void()>& fn);

@@ -6,6 +6,7 @@
 
 #include "glue.hpp"
 #include "srt/contract.hpp"
+#include "srt/files.hpp"
 
 using namespace srt::glue_test;
 using Catch::Matchers::Contains;

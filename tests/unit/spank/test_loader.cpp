@@ -46,10 +46,10 @@ using srt::spank_test::TempDir;
 
 // The lab's profile shape (tests/cluster/lab-profile.sh), enough for the lab recipes.
 std::string write_lab_profile(const TempDir& dir) {
-  const std::string path = dir.path() + "/cluster.yaml";
+  const std::string path = (dir / "cluster.yaml");
   std::ofstream(path) << "cluster: lab\ngpus_per_node: 8\ncontainer_runtime: bwrap\nport_range_begin: 20000\n"
                          "port_range_end: 28999\nresults_root: "
-                      << dir.path() << "/results\nfrontend_port: 8000\nkv_events_capability: offset\n"
+                      << dir.str() << "/results\nfrontend_port: 8000\nkv_events_capability: offset\n"
                                        "engine_command: [/usr/bin/python3, -m, atom.entrypoints.openai_server]\n"
                                        "router_command: [/usr/bin/atomesh]\n";
   return path;

@@ -13,6 +13,7 @@
 #include "srt/document.hpp"
 #include "srt/plan.hpp"
 #include "srt/topology.hpp"
+#include "srt/files.hpp"
 
 extern "C" {
 #include <slurm/slurm.h>

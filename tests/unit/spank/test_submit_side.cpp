@@ -8,6 +8,7 @@
 #include "glue.hpp"
 #include "srt/contract.hpp"
 #include "srt/profile.hpp"
+#include "srt/files.hpp"
 
 using namespace srt::glue_test;
 using Catch::Matchers::Contains;
@@ -101,7 +102,7 @@ TEST_CASE("submit-side refusals: missing recipe file, --srt-step alone, bad step
   TempDir dir;
   const std::string profile = write_lab_profile(dir);
   const std::string recipe = source_path(kRecipes[0]);
-  const std::string missing = dir.path() + "/missing.yaml";
+  const std::string missing = (dir / "missing.yaml");
 
   fake::reset(S_CTX_ALLOCATOR);
   CHECK(call_impl("init_post_opt", {missing.c_str(), nullptr, {"profile=" + profile}}) == -1);
@@ -120,7 +121,7 @@ TEST_CASE("submit-side refusals: missing recipe file, --srt-step alone, bad step
   CHECK_THAT(log_text(), Contains("unknown plugstack.conf argument 'topolgy=/x.xml'"));
 
   fake::reset(S_CTX_ALLOCATOR);
-  CHECK(call_impl("init_post_opt", {recipe.c_str(), nullptr, {"profile=" + dir.path() + "/none.yaml"}}) == -1);
+  CHECK(call_impl("init_post_opt", {recipe.c_str(), nullptr, {"profile=" + (dir / "none.yaml")}}) == -1);
   CHECK_THAT(log_text(), Contains("none.yaml"));
   CHECK(fake::process().job_control.empty());
 }

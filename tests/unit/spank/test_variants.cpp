@@ -10,6 +10,7 @@
 #include "srt/contract.hpp"
 #include "srt/document.hpp"
 #include "srt/recipe.hpp"
+#include "srt/files.hpp"
 
 using namespace srt::glue_test;
 using Catch::Matchers::Contains;

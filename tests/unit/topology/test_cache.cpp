@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fixtures.hpp"
+#include "scratch_dir.hpp"
 #include "srt/error.hpp"
 #include "srt/topology.hpp"
 
@@ -17,19 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "srt-topo-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using TempDir = srt_test::ScratchDir;
 
 const std::string kBoot = "503afb4b-00a2-4024-954f-af9cd4e26e7c";
 

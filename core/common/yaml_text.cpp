@@ -1,83 +1,14 @@
-// Reading a user-named file without trusting it: regular files only, bounded, never blocking on a
-// FIFO or a device, and text that PyYAML would accept (UTF-8, no NUL or control characters).
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
+// The text of a recipe or profile before YAML sees it: PyYAML's reader rules (UTF-8, no NUL or
+// control characters) and a nesting bound checked on the raw lines, so a hostile file is refused
+// before yaml-cpp recurses into it.
 #include <cstdio>
-#include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "yaml_detail.hpp"
 
-namespace srt {
-namespace {
-
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-[[noreturn]] void refuse(const std::string& file, Mark mark, std::string message, std::string hint = {}) {
-  Diagnostic d;
-  d.file = file;
-  d.mark = mark;
-  d.message = std::move(message);
-  d.hint = std::move(hint);
-  throw Error(std::move(d));
-}
-
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-}  // namespace
-
-std::string read_text_file(const std::string& path, std::size_t max_bytes) {
-  Fd f;
-  // O_NONBLOCK: opening a FIFO with no writer must not hang the submit path; fstat decides next.
-  f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (f.fd < 0) refuse(path, {}, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) refuse(path, {}, std::string("cannot stat: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    refuse(path, {}, std::string("is ") + kind_of(st.st_mode) + ", not a regular file",
-           "name a YAML file");
-  if (static_cast<unsigned long long>(st.st_size) > max_bytes)
-    refuse(path, {}, "is " + std::to_string(st.st_size) + " bytes; the limit is " +
-                         std::to_string(max_bytes) + " bytes", "a recipe or profile is a few KB");
-  std::string text;
-  text.resize(static_cast<std::size_t>(st.st_size) + 1);
-  std::size_t got = 0;
-  while (true) {
-    if (got == text.size()) {
-      // The file grew after fstat: keep reading only up to the limit.
-      if (text.size() > max_bytes) refuse(path, {}, "is larger than the limit of " + std::to_string(max_bytes) + " bytes");
-      text.resize(std::min(text.size() * 2, max_bytes + 1));
-    }
-    ssize_t n = ::read(f.fd, &text[got], text.size() - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      refuse(path, {}, std::string("cannot read: ") + std::strerror(errno));
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  text.resize(got);
-  if (got > max_bytes) refuse(path, {}, "is larger than the limit of " + std::to_string(max_bytes) + " bytes");
-  return text;
-}
-
-namespace yaml_detail {
+namespace srt::yaml_detail {
 
 std::string normalize_text(const std::string& raw, const std::string& name) {
   std::string out;
@@ -86,7 +17,7 @@ std::string normalize_text(const std::string& raw, const std::string& name) {
   if (raw.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;
   int line = 1, column = 1;
   auto bad = [&](const std::string& what, const std::string& hint) {
-    refuse(name, {line, column}, what, hint);
+    fail_at(name, {line, column}, what, hint);
   };
   while (i < raw.size()) {
     const auto c = static_cast<unsigned char>(raw[i]);
@@ -221,5 +152,4 @@ void check_nesting(const std::string& text, const std::string& name, int max_dep
   }
 }
 
-}  // namespace yaml_detail
-}  // namespace srt
+}  // namespace srt::yaml_detail
