@@ -23,6 +23,7 @@ bad=0 checked=0 edge_refs=0
 for obj in "$@"; do
   rel=${obj##*/srt_core.dir/}
   rel=${rel%.o}
+  rel=${rel#./}  # Ninja names them srt_core.dir/./topology/..., Make srt_core.dir/topology/...
   refs=$(nm -u "$obj" | awk '{print $NF}' | grep -E "$forbidden" | grep -vE "$pure_filesystem" | c++filt | sed -E 's/\(.*//' | sort -u | tr '\n' ' ' || true)
   if [[ $rel =~ $designed_edge ]]; then
     [[ -n $refs ]] && edge_refs=$((edge_refs + 1))

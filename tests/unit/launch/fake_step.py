@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""One step of a faked job (see ./srun): a worker, the router or a benchmark point.
+
+It answers what the launcher asks of the real program, on the same ports the Plan gives it
+(read from the step's command and environment as the real programs read them):
+
+  worker (SRT_WORKER_ROLE)  /health, /v1/models, /v1/completions and /metrics with ATOM's
+                            atom:requests_finished_total, on SRT_HTTP_PORT (ATOM's --server-port)
+  router                    AToMesh's /workers (stats.prefill_count, decode_count, regular_count
+                            from its --prefill/--decode/--worker-urls), /v1/models,
+                            /v1/completions on --port and mesh_http_responses_total on
+                            --prometheus-port
+  benchmark                 writes one result per point of SRT_BENCHMARK_CONCURRENCIES under
+                            $SRT_FAKE_RESULTS/$SLURM_JOB_ID/fixed-seq, as benchmark_serving.py's
+                            --save-result does (a saved one, $SRT_FAKE_RESULT_TEMPLATE, with the
+                            point's concurrency and request counts)
+
+--behaviour picks how it goes wrong:
+  worker     healthy | unhealthy (/health 503) | exit (/health 503, ends with code 3 after a second) |
+             wedged (/health ok, completions 503)
+  router     healthy | partial (lists no decode worker) | cold (completions 503)
+  benchmark  healthy | fail (exit 2, no result) | stall (nothing moves until it is signalled) |
+             failed6 (6 of 100 requests failed) | slow (30 s, then a result)
+
+Each step writes its pid to $SRT_FAKE_PIDS/<step> so the test can tell that none outlived the
+launcher.
+"""
+import argparse
+import http.server
+import json
+import os
+import sys
+import threading
+import time
+
+MODEL = "fake-model"
+
+
+def option(command, name, default=None):
+    for i, a in enumerate(command):
+        if a == name and i + 1 < len(command):
+            return command[i + 1]
+        if a.startswith(name + "="):
+            return a.split("=", 1)[1]
+    return default
+
+
+def serve(address, port, routes):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):  # the step's log holds what the test prints, not access lines
+            pass
+
+        def answer(self, method):
+            if method == "POST":
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            code, body = routes(method, self.path.split("?")[0])
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self.answer("GET")
+
+        def do_POST(self):
+            self.answer("POST")
+
+    server = http.server.ThreadingHTTPServer((address, port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def completion():
+    return {"id": "cmpl-fake", "object": "text_completion", "model": MODEL,
+            "choices": [{"index": 0, "text": "x", "finish_reason": "length"}]}
+
+
+def worker(args, command):
+    port = int(os.environ["SRT_HTTP_PORT"])
+    finished = [0]
+
+    def routes(method, path):
+        if path == "/health":
+            return (503, {"error": "loading"}) if args.behaviour in ("unhealthy", "exit") else (200, {})
+        if path == "/v1/models":
+            return 200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
+        if path == "/v1/completions" and method == "POST":
+            if args.behaviour == "wedged":
+                return 503, {"error": "rank not answering"}
+            finished[0] += 1
+            return 200, completion()
+        if path == "/metrics":
+            return 200, "# TYPE atom:requests_finished_total counter\natom:requests_finished_total %d\n" % finished[0]
+        return 404, {"error": path}
+
+    serve(args.address, port, routes)
+    print(f"fake {args.step}: {os.environ.get('SRT_WORKER_ROLE')} on {args.address}:{port} ({args.behaviour})", flush=True)
+    if args.behaviour == "exit":
+        time.sleep(1)
+        print(f"fake {args.step}: exiting with code 3", flush=True)
+        sys.exit(3)
+    while True:
+        time.sleep(3600)
+
+
+def router(args, command):
+    port = int(option(command, "--port", "8000"))
+    metrics = option(command, "--prometheus-port")
+    prefill = command.count("--prefill")
+    decode = 0 if args.behaviour == "partial" else command.count("--decode")
+    regular = command.count("--worker-urls")
+    responses = [0]
+
+    def routes(method, path):
+        if path == "/workers":
+            return 200, {"workers": [], "stats": {"prefill_count": prefill, "decode_count": decode, "regular_count": regular}}
+        if path == "/v1/models":
+            return 200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
+        if path == "/v1/completions" and method == "POST":
+            if args.behaviour == "cold":
+                return 503, {"error": "no available workers"}
+            responses[0] += 1
+            return 200, completion()
+        return 404, {"error": path}
+
+    serve(args.address, port, routes)
+    if metrics:
+        serve(args.address, int(metrics), lambda method, path: (200, "mesh_http_responses_total %d\n" % responses[0]))
+    print(f"fake router on {args.address}:{port}: prefill {prefill}, decode {decode}, regular {regular} ({args.behaviour})",
+          flush=True)
+    while True:
+        time.sleep(3600)
+
+
+def benchmark(args, command):
+    points = os.environ.get("SRT_BENCHMARK_CONCURRENCIES", "").split()
+    out = os.path.join(os.environ["SRT_FAKE_RESULTS"], os.environ["SLURM_JOB_ID"], "fixed-seq")
+    print(f"fake {args.step}: points {points} ({args.behaviour})", flush=True)
+    if args.behaviour == "fail":
+        print("fake benchmark: Traceback (most recent call last): ConnectionRefusedError", flush=True)
+        sys.exit(2)
+    if args.behaviour == "stall":
+        while True:
+            time.sleep(3600)
+    if args.behaviour == "slow":
+        time.sleep(30)
+    os.makedirs(out, exist_ok=True)
+    # A saved benchmark_serving.py result (SRT_FAKE_RESULT_TEMPLATE) with this point's numbers.
+    with open(os.environ["SRT_FAKE_RESULT_TEMPLATE"]) as f:
+        template = json.load(f)
+    for c in points:
+        failed = 6 if args.behaviour == "failed6" else 0
+        result = dict(template, max_concurrency=int(c), num_prompts=100, completed=100 - failed, failed=failed,
+                      total_output_tokens=(100 - failed) * 1024)
+        with open(os.path.join(out, f"fake-isl8192-osl1024-c{c}.json"), "w") as f:
+            json.dump(result, f)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--step", required=True)
+    p.add_argument("--address", required=True)
+    p.add_argument("--behaviour", default="healthy")
+    p.add_argument("command", nargs="*")
+    args = p.parse_args()
+    pids = os.environ.get("SRT_FAKE_PIDS")
+    if pids:
+        with open(os.path.join(pids, args.step), "w") as f:
+            f.write(str(os.getpid()))
+    if os.environ.get("SRT_WORKER_ROLE"):
+        worker(args, args.command)
+    elif args.step == "router":
+        router(args, args.command)
+    elif args.step.startswith("benchmark"):
+        benchmark(args, args.command)
+    else:
+        sys.exit(f"fake step: no fake for step {args.step!r}")
+
+
+if __name__ == "__main__":
+    main()

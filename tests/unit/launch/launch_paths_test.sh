@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# The launch state machine, one path per case, without a lab (issue 19, item 3): the real
+# `srt-helper launch` on the 1P1D lab twin with Slurm's srun, squeue and scancel faked (./srun,
+# fake_step.py): the port check and the preflight probe run for real on this host, and the
+# workers, router and benchmark are small HTTP programs at each node's own loopback address
+# that misbehave as the case says. Each case checks what a user sees: launch's exit code,
+# status.json (state, failure_class, failure_nodes, the reason), the console's last line, the
+# logs archived, and that no step outlived the launcher.
+#   completed   every state passes: exit 0, every point ok
+#   ports       a planned port held on node1 before the job: failed (node), no worker started
+#   preflight   the engine is not in the "image": failed (image), no worker started
+#   unhealthy   decode_0 never answers /health: failed (engine) on node2 after the budget
+#   exit        prefill_0 ends while it loads (before /health answers): failed (engine) on node1
+#   wedged      decode_0's rank refuses completions though /health is ok: failed (engine)
+#   router      the router never lists the decode worker: failed (router)
+#   cold        the router lists every worker but refuses completions: failed (router)
+#   bench-fail  the first point's step fails: failed (benchmark), the rest not run
+#   failed6     every point has 6 % failed requests: failed (benchmark), as `run` and `report` judge
+#   stall       the first point makes no progress: failed (stall) after --stall-timeout
+#   signal      TERM to the launcher during the benchmark: cancelled, every step stopped
+#   timeout     USR1 to the launcher (sbatch --signal=B:USR1): timeout
+# Usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE
+set -euo pipefail
+helper=${1:?usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE}
+src=${2:?usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE}
+case=${3:?usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d)
+holder=""
+cleanup() {  # never fails: under set -e a failing kill here would become the test's exit status
+  if [[ -n "$holder" ]]; then kill "$holder" 2>/dev/null || true; fi
+  # A step that outlived its launcher is a failure below; here it only must not outlive the test.
+  for f in "$work"/pids/*; do
+    if [[ -f "$f" ]]; then kill -KILL "$(cat "$f")" 2>/dev/null || true; fi
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $case: $*" >&2; [[ -f "$work/out" ]] && sed 's/^/    /' "$work/out" >&2; exit 1; }
+
+# Ports of their own (41000-41799, the router on 41900): nothing else on a CI machine uses them.
+port_base=41000
+mkdir -p "$work/bin" "$work/pids" "$work/results"
+cp "$here/srun" "$here/fake_step.py" "$work/bin/"
+printf '#!/bin/sh\nexit 0\n' > "$work/bin/squeue"   # no step ids: the launcher signals its sruns
+printf '#!/bin/sh\nexit 0\n' > "$work/bin/scancel"
+chmod 755 "$work/bin/"*
+
+# A Slurm configuration whose slurmctld does not answer (nothing listens on 41950): the launcher
+# asks libslurm whether a step's end or a signal is a node failure, and without any
+# configuration libslurm's fatal() would end the process before its teardown.
+cat > "$work/slurm.conf" <<CONF
+ClusterName=launch-paths
+SlurmctldHost=localhost
+SlurmctldPort=$((port_base + 950))
+MessageTimeout=2
+NodeName=node[1-2] CPUs=1 State=UNKNOWN
+PartitionName=debug Nodes=node[1-2] Default=YES
+CONF
+
+engine="[env, PYTHONPATH=$src/tests/standins/pkg, /usr/bin/python3, -m, atom.entrypoints.openai_server]"
+# preflight: an engine command whose python has no ATOM package, as an image without the engine.
+[[ "$case" == preflight ]] && engine="[/usr/bin/python3, -m, atom.entrypoints.openai_server]"
+profile="$work/cluster.yaml"
+cat > "$profile" <<YAML
+cluster: launch-paths
+gpus_per_node: 8
+container_runtime: none
+node_sharing: shared
+gpu_idle_vram_mib: -1
+results_root: $work/results
+port_range_begin: $port_base
+port_range_end: $((port_base + 799))
+frontend_port: $((port_base + 900))
+engine_command: $engine
+router_command: [$src/tests/standins/bin/atomesh]
+default_health_check: {max_attempts: 4, interval_seconds: 1}
+identity_mismatch: warn
+kv_events_capability: offset
+node_addresses:
+  node1: 127.0.0.1
+  node2: 127.0.0.2
+YAML
+# The lab twin, its benchmark's container path (/infmax-workspace) made a host path: with
+# container_runtime none the probe and the benchmark run on the host. On the host no image
+# either: the identity check warns (identity_mismatch: warn) instead of stopping the job.
+recipe="$work/disagg-1p1d-tp8.yaml"
+# Its health budget 4 x 1 s, not 60: the cases that wait it out end in seconds.
+sed -e "s|/infmax-workspace/|$work/infmax-workspace/|g" -e 's/^  max_attempts: 60 /  max_attempts: 4 /' "$src/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" > "$recipe"
+mkdir -p "$work/infmax-workspace/utils"
+ln -s "$src/tests/standins" "$work/infmax-workspace/utils/bench_serving"
+nodelist='node[1-2]'
+jid=4700
+# shellcheck source=../helper/fake_job.sh
+source "$here/../helper/fake_job.sh"   # job_env: the batch step's environment as the plugin attaches it
+read -r -a env <<< "$(job_env "$jid")"
+
+steps="" args=()
+case "$case" in
+  completed|ports|preflight) ;;
+  unhealthy) steps="decode_0=unhealthy" ;;
+  exit) steps="prefill_0=exit" ;;
+  wedged) steps="decode_0=wedged" ;;
+  router) steps="router=partial" ;;
+  cold) steps="router=cold" ;;
+  bench-fail) steps="benchmark_c4=fail" ;;
+  failed6) steps="$(for c in 4 8 16 32 64 128; do printf 'benchmark_c%s=failed6 ' "$c"; done)" ;;
+  stall) steps="benchmark_c4=stall"; args=(--stall-timeout 3) ;;
+  signal|timeout) steps="benchmark_c4=slow" ;;
+  *) echo "launch_paths_test.sh: no case '$case'" >&2; exit 2 ;;
+esac
+
+if [[ "$case" == ports ]]; then
+  # Another program holds a port the Plan gives node1 and not node2 (every "node" here is this
+  # host), on all addresses as a worker binds it.
+  held=$("$helper" plan "$recipe" --profile "$profile" --nodelist "$nodelist" --job-id "$jid" --json |
+    /usr/bin/python3 -c 'import json,sys
+p = json.load(sys.stdin)
+on = lambda node: {port for q in p["processes"] if q["node"] == node for ports in q["ports"].values() for port in ports}
+print(min(on("node1") - on("node2")))')
+  /usr/bin/python3 -c 'import socket,sys,time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past an earlier case TIME_WAIT
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(1); open(sys.argv[2], "w").close(); time.sleep(600)' \
+    "$held" "$work/held" &
+  holder=$!
+  for _ in $(seq 100); do [[ -f "$work/held" ]] && break; sleep 0.1; done
+  [[ -f "$work/held" ]] || fail "could not hold port $held for the case"
+fi
+
+# The launcher's environment: the job's, the fakes first on PATH, nothing of this shell's.
+env -i PATH="$work/bin:/usr/bin:/bin" HOME="$work" SLURM_CONF="$work/slurm.conf" "${env[@]}" \
+  SRT_FAKE_STEPS="$steps" SRT_FAKE_ADDRESSES="node1=127.0.0.1 node2=127.0.0.2" \
+  SRT_FAKE_RESULTS="$work/results" SRT_FAKE_PIDS="$work/pids" \
+  SRT_FAKE_RESULT_TEMPLATE="$src/tests/fixtures/results/4101/fixed-seq/dsv4-atom-mi355x-disagg-1p1d-tp8-isl8192-osl1024-c4.json" \
+  ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} \
+  ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
+  "$helper" launch --profile "$profile" --grace 2 "${args[@]}" > "$work/out" 2>&1 &
+launcher=$!
+
+if [[ "$case" == signal || "$case" == timeout ]]; then
+  # Once the first point runs (its fake writes its pid), the signal Slurm would send.
+  for _ in $(seq 600); do [[ -f "$work/pids/benchmark_c4" ]] && break; sleep 0.1; done
+  [[ -f "$work/pids/benchmark_c4" ]] || fail "the benchmark never started"
+  kill "-$([[ "$case" == signal ]] && echo TERM || echo USR1)" "$launcher"
+fi
+# Bounded: every case ends within the health budget, the stall timeout or the grace period.
+for _ in $(seq 1200); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$launcher" 2>/dev/null; then kill -KILL "$launcher"; fail "launch did not end within 120 s"; fi
+rc=0
+wait "$launcher" || rc=$?
+
+status="$work/results/$jid/status.json"
+[[ -f "$status" ]] || fail "no status.json"
+[[ -f "$work/results/$jid/logs.tar.gz" ]] || fail "no logs.tar.gz: teardown did not run"
+field() { /usr/bin/python3 -c 'import json,sys; v = json.load(open(sys.argv[1])).get(sys.argv[2], ""); print(" ".join(v) if isinstance(v, list) else v)' "$status" "$1"; }
+state=$(field state) class=$(field failure_class) nodes=$(field failure_nodes) reason=$(field reason)
+grep -q "job $jid $state: " "$work/out" || fail "the console does not end with the outcome ($state)"
+
+# expect RC STATE CLASS NODES REASON-ERE: what the case must end as.
+expect() {
+  [[ "$rc" == "$1" ]] || fail "launch exited $rc, want $1"
+  [[ "$state" == "$2" ]] || fail "status.json state '$state', want '$2' ($reason)"
+  [[ "$class" == "$3" ]] || fail "failure_class '$class', want '$3' ($reason)"
+  [[ "$nodes" == "$4" ]] || fail "failure_nodes '$nodes', want '$4' ($reason)"
+  grep -Eq -- "$5" <<< "$reason" || fail "reason '$reason' does not match /$5/"
+}
+no_worker_started() {
+  [[ -z "$(ls "$work/pids")" ]] || fail "steps started though the job stopped before the workers: $(ls "$work/pids")"
+}
+points() {  # the points' states in status.json in concurrency order, "c4=ok c8=not_run ..."
+  /usr/bin/python3 -c 'import json,sys
+p = json.load(open(sys.argv[1])).get("benchmark_points", {})
+print(" ".join("c%s=%s" % (c, p[c]["state"]) for c in sorted(p, key=int)))' "$status"
+}
+rest_not_run() { echo "c4=$1 c8=not_run c16=not_run c32=not_run c64=not_run c128=not_run"; }
+
+case "$case" in
+  completed)
+    expect 0 completed "" "" "benchmark finished"
+    [[ "$(points)" == "c4=ok c8=ok c16=ok c32=ok c64=ok c128=ok" ]] || fail "points: $(points)"
+    grep -q "ranks: every worker's DP ranks answered" "$work/out" || fail "the ranks state did not pass"
+    grep -q "router warm: a canary completion answered" "$work/out" || fail "the router was not warmed" ;;
+  ports)
+    expect 1 failed node node1 "^ports: node node1: port $held \(for [^)]+\) cannot be bound: .*\(no worker was started\)$"
+    no_worker_started ;;
+  preflight)
+    expect 1 failed image "" "^preflight: .*(engine|atom).*\(no worker was started\)$"
+    no_worker_started ;;
+  unhealthy)
+    expect 1 failed engine node2 "^workers not healthy after 4 s .*decode:0 on node2 \(http://127\.0\.0\.2:[0-9]+/health: .*503"
+    grep -q "workers healthy 1/2" "$work/out" || fail "the prefill worker's health was not seen" ;;
+  exit)
+    expect 1 failed engine node1 "^prefill:0 on node1 ended \(exit code 3\) during healthy$" ;;
+  wedged)
+    expect 1 failed engine node2 "^decode:0 on node2: its one DP rank did not answer a canary completion within 4 s .*503.*a wedged rank" ;;
+  router)
+    expect 1 failed router node1 "^the router's /workers did not list every worker within 4 s: router sees prefill 1/1, decode 0/1$" ;;
+  cold)
+    expect 1 failed router node1 "^the router listed every worker but did not answer a completion within 4 s \([0-9]+ canaries; the last: .*503" ;;
+  bench-fail)
+    expect 1 failed benchmark "" "^benchmark: "
+    [[ "$(points)" == "$(rest_not_run failed)" ]] || fail "points: $(points)" ;;
+  failed6)
+    expect 1 failed benchmark "" "^benchmark: "
+    grep -Eq "benchmark c4: failed: .*6 .*failed" "$work/out" || fail "the console does not say c4 failed for its failed requests"
+    [[ "$(points)" == "$(rest_not_run failed)" ]] || fail "points: $(points)" ;;
+  stall)
+    expect 1 failed stall "" "^benchmark: "
+    grep -q "benchmark c4 stalled: nothing completed for 3 s" "$work/out" || fail "no stall line"
+    [[ "$(points)" == "$(rest_not_run stalled)" ]] || fail "points: $(points)" ;;
+  signal)
+    expect 1 cancelled cancelled "" "^cancelled: Terminated during benchmark$" ;;
+  timeout)
+    expect 1 timeout timeout "" "^time limit: Slurm sent SIGUSR1 \(--signal=B:USR1\) during benchmark$" ;;
+esac
+
+# Nothing outlives the launcher: every step it started has ended.
+for f in "$work"/pids/*; do
+  [[ -f "$f" ]] || continue
+  pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then fail "step $(basename "$f") (pid $pid) still runs after launch ended"; fi
+done
+echo "PASS: $case: exit $rc, $state${class:+ ($class)}: $reason"
