@@ -15,6 +15,9 @@
 
 #include <unistd.h>
 
+#include <spdlog/logger.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
 #include "commands.hpp"
 #include "kv/relay.hpp"
 #include "srt/error.hpp"
@@ -40,13 +43,22 @@ sigset_t stop_signals() {
   return set;
 }
 
+// "kv-relay: ..." on stderr, flushed per line: the step's .out file shows the relay's endpoints
+// while it runs and its counters when it stops.
+std::shared_ptr<spdlog::logger> relay_logger() {
+  auto log = std::make_shared<spdlog::logger>("kv-relay", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  log->set_pattern("kv-relay: %v");
+  log->flush_on(spdlog::level::info);
+  return log;
+}
+
 void run(const KvRelayArgs& a) {
   const sigset_t signals = stop_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   zmq::context_t context(1);
   kv::Relay relay(context, a.relay);
-  std::fprintf(stderr, "kv-relay: %s -> %s (hwm %d), pid %d\n", a.relay.ingress.c_str(), a.relay.bind.c_str(),
-               a.relay.hwm, int(getpid()));
+  const auto log = relay_logger();
+  log->info("{} -> {} (hwm {}), pid {}", a.relay.ingress, a.relay.bind, a.relay.hwm, int(getpid()));
 
   std::atomic<bool> proxy_ended{false};
   std::string proxy_error;
@@ -76,9 +88,7 @@ void run(const KvRelayArgs& a) {
   proxy.join();
   if (!proxy_error.empty())
     fail("kv-relay: the proxy stopped: " + proxy_error, "see the ingress and bind endpoints above");
-  std::fprintf(stderr, "kv-relay: stopped (%s): %llu messages in, %llu out\n", reason.c_str(),
-               static_cast<unsigned long long>(stats.ingress_messages),
-               static_cast<unsigned long long>(stats.egress_messages));
+  log->info("stopped ({}): {} messages in, {} out", reason, stats.ingress_messages, stats.egress_messages);
 }
 
 }  // namespace

@@ -1,23 +1,83 @@
 #include "console.hpp"
 
+#include <spdlog/logger.h>
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
 #include <cerrno>
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <iterator>
+#include <mutex>
 #include <optional>
 
 #include "../safe_dir.hpp"
 #include "srt/error.hpp"
 
 namespace srt::launch {
+namespace {
 
-Console::Console() : start_(std::chrono::steady_clock::now()) {}
+// %* in the pattern: "[mm:ss]" since the launcher started, the stamp srtctl's sweep log has.
+// From the message's own time, so the job's output and the sweep log agree on every line.
+class ElapsedFlag final : public spdlog::custom_flag_formatter {
+ public:
+  explicit ElapsedFlag(spdlog::log_clock::time_point start) : start_(start) {}
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    const long s = std::chrono::duration_cast<std::chrono::seconds>(msg.time - start_).count();
+    fmt::format_to(std::back_inserter(dest), "[{:02d}:{:02d}]", s / 60, s % 60);
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<ElapsedFlag>(start_); }
+
+ private:
+  spdlog::log_clock::time_point start_;
+};
+
+// A sink over a stream the launcher opened itself: the sweep log is opened through SafeDir
+// (never by name, never through a link), which spdlog's file sinks cannot do.
+class StreamSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit StreamSink(std::FILE* stream) : stream_(stream) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    std::fwrite(line.data(), 1, line.size(), stream_);
+  }
+  void flush_() override { std::fflush(stream_); }
+
+ private:
+  std::FILE* stream_;
+};
+
+// Every line flushed as it is written: the job's output and the sweep log are read while the
+// job runs (tail -f, srt-helper run's progress).
+std::shared_ptr<spdlog::logger> make_logger(spdlog::log_clock::time_point start, std::FILE* log) {
+  std::vector<spdlog::sink_ptr> sinks{std::make_shared<spdlog::sinks::stdout_sink_mt>()};
+  if (log) sinks.push_back(std::make_shared<StreamSink>(log));
+  auto logger = std::make_shared<spdlog::logger>("launch", sinks.begin(), sinks.end());
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<ElapsedFlag>('*', start).set_pattern("%* %v");
+  logger->set_formatter(std::move(formatter));
+  logger->set_level(spdlog::level::info);
+  logger->flush_on(spdlog::level::info);
+  return logger;
+}
+
+}  // namespace
+
+Console::Console()
+    : start_(std::chrono::steady_clock::now()), wall_start_(spdlog::log_clock::now()), logger_(make_logger(wall_start_, nullptr)) {}
 
 Console::~Console() {
+  logger_.reset();  // before the stream its sink writes to
   if (log_) std::fclose(log_);
 }
 
 void Console::open_log(const std::string& path) {
+  logger_ = make_logger(wall_start_, nullptr);  // no sink left on the stream closed here
   if (log_) std::fclose(log_);
   log_ = nullptr;
   // In the job's own log directory (checked again on its descriptor), appended without following
@@ -30,24 +90,14 @@ void Console::open_log(const std::string& path) {
   log_ = ::fdopen(fd.get(), "a");
   if (!log_) fail("cannot open " + path + ": " + std::strerror(errno));
   fd.release();
+  logger_ = make_logger(wall_start_, log_);
 }
 
 double Console::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-void Console::line(const std::string& text) {
-  const int s = int(seconds());
-  char stamp[32];
-  std::snprintf(stamp, sizeof stamp, "[%02d:%02d] ", s / 60, s % 60);
-  std::fprintf(stdout, "%s%s\n", stamp, text.c_str());
-  std::fflush(stdout);
-  if (log_) {
-    std::fprintf(log_, "%s%s\n", stamp, text.c_str());
-    std::fflush(log_);
-  }
-}
-
+void Console::line(const std::string& text) { logger_->info("{}", text); }
 void Console::tail(const std::string& path, int lines) {
   std::ifstream in(path);
   if (!in) {

@@ -1,9 +1,16 @@
 // What the launcher says: "[mm:ss] message" on stdout (the job's output) and in the job's
-// sweep log (srtctl's <log_dir>/sweep_<jobid>.log).
+// sweep log (srtctl's <log_dir>/sweep_<jobid>.log), through one spdlog logger with a sink for
+// each (console.cpp). spdlog stays out of this header: it is header-only here, and only the
+// launcher's own files pay for compiling it.
 #pragma once
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
+
+namespace spdlog {
+class logger;
+}
 
 namespace srt::launch {
 
@@ -24,7 +31,9 @@ class Console {
 
  private:
   std::chrono::steady_clock::time_point start_;
+  std::chrono::system_clock::time_point wall_start_;  // spdlog's clock: the lines' stamps
   std::FILE* log_ = nullptr;
+  std::shared_ptr<spdlog::logger> logger_;
 };
 
 }  // namespace srt::launch
