@@ -33,6 +33,12 @@ const char* kv_role(WorkerMode m) {
   return m == WorkerMode::prefill ? "kv_producer" : "kv_consumer";
 }
 
+// Where a worker's ranks publish in relay mode and its kv-relay listens: one per worker and job.
+std::string kv_relay_ingress(const WorkerContext& ctx, const Endpoint& e) {
+  return "ipc:///tmp/srt-kv-" + std::to_string(ctx.job_id) + "-" + to_string(e.mode) + "-" + std::to_string(e.index) +
+         ".sock";
+}
+
 }  // namespace
 
 WorkerShape worker_shape(const Json& config, int gpus) {
@@ -96,8 +102,7 @@ std::string served_model_name(const Recipe& r, const Profile& p) {
   return slash == std::string::npos ? local : local.substr(slash + 1);
 }
 
-Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node,
-                         NodePorts& ports, Process* relay) {
+Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports) {
   const Recipe& r = ctx.recipe;
   const ModeParts& parts = ctx.of(e.mode);
   const WorkerShape shape = parts.shape(int(e.gpus.size()));
@@ -170,27 +175,13 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     set_env(w.env, "ATOM_KV_EVENTS_PUBLISHER", "zmq");
     // `*` makes vLLM/SGLang-style publishers bind; ranks add their DP rank to the port.
     set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", "tcp://*:" + std::to_string(w.ports.kv_events.front()));
-  } else if (ctx.kv_mode == KvMode::relay && relay) {
-    const std::string ingress = "ipc:///tmp/srt-kv-" + std::to_string(ctx.job_id) + "-" + mode + "-" +
-                                std::to_string(e.index) + ".sock";
-    const int out = ports.one(name + " kv-relay");
+  } else if (ctx.kv_mode == KvMode::relay) {
+    const std::string ingress = kv_relay_ingress(ctx, e);
     set_env(w.env, "ATOM_KV_EVENTS_ENABLE", "1");
     set_env(w.env, "ATOM_KV_EVENTS_PUBLISHER", "zmq");
     set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", ingress);
     set_env(w.env, "INFERA_ATOM_KV_EVENTS_ENDPOINT", ingress);
     set_env(w.env, "INFERA_ATOM_KV_EVENTS_CONNECT", "1");
-    *relay = Process{};
-    relay->name = "kv-relay:" + name;
-    relay->role = Role::kv_relay;
-    relay->index = e.index;
-    relay->node_index = node.index;
-    relay->node = node.name;
-    relay->step_name = "kv_relay_" + mode + "_" + std::to_string(e.index);
-    relay->argv = {"srt-helper", "kv-relay", "--ingress", ingress, "--bind",
-                   "tcp://" + relay_bind_host(node.address) + ":" + std::to_string(out)};
-    relay->ports.kv_events = {out};
-    relay->readiness = {"none", 0, ""};
-    relay->log_file = node.name + "_kv_relay_" + mode + "_w" + std::to_string(e.index) + ".out";
   }
   set_env(w.env, "SRT_STEP", name);
   set_env(w.env, "SRT_WORKER_ROLE", mode);
@@ -199,6 +190,24 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
   // In that mode ATOM's openai_server treats --port as the HTTP port (reference atom notes 1).
   w.unset_env = {"USE_ATOMESH_ENTRYPOINTS"};
   return w;
+}
+
+Process make_kv_relay(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports) {
+  const std::string mode = to_string(e.mode), name = mode + ":" + std::to_string(e.index);
+  const int out = ports.one(name + " kv-relay");
+  Process relay;
+  relay.name = "kv-relay:" + name;
+  relay.role = Role::kv_relay;
+  relay.index = e.index;
+  relay.node_index = node.index;
+  relay.node = node.name;
+  relay.step_name = "kv_relay_" + mode + "_" + std::to_string(e.index);
+  relay.argv = {"srt-helper", "kv-relay", "--ingress", kv_relay_ingress(ctx, e), "--bind",
+                "tcp://" + relay_bind_host(node.address) + ":" + std::to_string(out)};
+  relay.ports.kv_events = {out};
+  relay.readiness = {"none", 0, ""};
+  relay.log_file = node.name + "_kv_relay_" + mode + "_w" + std::to_string(e.index) + ".out";
+  return relay;
 }
 
 }  // namespace srt::plan_detail
