@@ -73,9 +73,24 @@ def serve(address, port, routes):
     return server
 
 
-def completion():
-    return {"id": "cmpl-fake", "object": "text_completion", "model": MODEL,
-            "choices": [{"index": 0, "text": "x", "finish_reason": "length"}]}
+def openai_routes(method, path, answered, refusal):
+    """/v1/models and /v1/completions, as ATOM and AToMesh both serve them. A completion is
+    refused with `refusal` (code, body) when it is set, else answered and counted in answered[0]."""
+    if path == "/v1/models":
+        return 200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
+    if path == "/v1/completions" and method == "POST":
+        if refusal:
+            return refusal
+        answered[0] += 1
+        return 200, {"id": "cmpl-fake", "object": "text_completion", "model": MODEL,
+                     "choices": [{"index": 0, "text": "x", "finish_reason": "length"}]}
+    return 404, {"error": path}
+
+
+def wait_for_signal():
+    """A server step runs until the launcher stops it, as the real ones do."""
+    while True:
+        time.sleep(3600)
 
 
 def worker(args, command):
@@ -85,16 +100,10 @@ def worker(args, command):
     def routes(method, path):
         if path == "/health":
             return (503, {"error": "loading"}) if args.behaviour in ("unhealthy", "exit") else (200, {})
-        if path == "/v1/models":
-            return 200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
-        if path == "/v1/completions" and method == "POST":
-            if args.behaviour == "wedged":
-                return 503, {"error": "rank not answering"}
-            finished[0] += 1
-            return 200, completion()
         if path == "/metrics":
             return 200, "# TYPE atom:requests_finished_total counter\natom:requests_finished_total %d\n" % finished[0]
-        return 404, {"error": path}
+        refusal = (503, {"error": "rank not answering"}) if args.behaviour == "wedged" else None
+        return openai_routes(method, path, finished, refusal)
 
     serve(args.address, port, routes)
     print(f"fake {args.step}: {os.environ.get('SRT_WORKER_ROLE')} on {args.address}:{port} ({args.behaviour})", flush=True)
@@ -102,8 +111,7 @@ def worker(args, command):
         time.sleep(1)
         print(f"fake {args.step}: exiting with code 3", flush=True)
         sys.exit(3)
-    while True:
-        time.sleep(3600)
+    wait_for_signal()
 
 
 def router(args, command):
@@ -117,22 +125,15 @@ def router(args, command):
     def routes(method, path):
         if path == "/workers":
             return 200, {"workers": [], "stats": {"prefill_count": prefill, "decode_count": decode, "regular_count": regular}}
-        if path == "/v1/models":
-            return 200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]}
-        if path == "/v1/completions" and method == "POST":
-            if args.behaviour == "cold":
-                return 503, {"error": "no available workers"}
-            responses[0] += 1
-            return 200, completion()
-        return 404, {"error": path}
+        refusal = (503, {"error": "no available workers"}) if args.behaviour == "cold" else None
+        return openai_routes(method, path, responses, refusal)
 
     serve(args.address, port, routes)
     if metrics:
         serve(args.address, int(metrics), lambda method, path: (200, "mesh_http_responses_total %d\n" % responses[0]))
     print(f"fake router on {args.address}:{port}: prefill {prefill}, decode {decode}, regular {regular} ({args.behaviour})",
           flush=True)
-    while True:
-        time.sleep(3600)
+    wait_for_signal()
 
 
 def benchmark(args, command):
@@ -143,8 +144,7 @@ def benchmark(args, command):
         print("fake benchmark: Traceback (most recent call last): ConnectionRefusedError", flush=True)
         sys.exit(2)
     if args.behaviour == "stall":
-        while True:
-            time.sleep(3600)
+        wait_for_signal()
     if args.behaviour == "slow":
         time.sleep(30)
     os.makedirs(out, exist_ok=True)
