@@ -77,9 +77,11 @@ Console::~Console() {
 }
 
 void Console::open_log(const std::string& path) {
-  logger_ = make_logger(wall_start_, nullptr);  // no sink left on the stream closed here
-  if (log_) std::fclose(log_);
-  log_ = nullptr;
+  if (log_) {
+    logger_ = make_logger(wall_start_, nullptr);  // no sink left on the stream closed here
+    std::fclose(log_);
+    log_ = nullptr;
+  }
   // In the job's own log directory (checked again on its descriptor), appended without following
   // a link: a sweep log planted as a symlink to ~/.ssh/authorized_keys is refused, not written.
   const std::size_t slash = path.rfind('/');
@@ -98,6 +100,7 @@ double Console::seconds() const {
 }
 
 void Console::line(const std::string& text) { logger_->info("{}", text); }
+
 void Console::tail(const std::string& path, int lines) {
   std::ifstream in(path);
   if (!in) {
