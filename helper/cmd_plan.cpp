@@ -72,7 +72,7 @@ void run(const PlanArgs& a) {
   facts.nodes = slurmapi::expand_hostlist(nodelist);
   facts.job_id = a.job_id;
   facts.kv_events_capability = a.kv_capability;
-  facts.addresses = slurmapi::resolve_addresses(facts.nodes, profile);
+  facts.addresses = warn_preview_addresses(slurmapi::preview_addresses(facts.nodes, profile));
   // SRT_RECIPE: FILE[:SELECTOR] as given.
   Plan plan = plan_job(recipe, one.ref.given, profile, facts).plan;
   if (!a.topology_xml.empty()) {

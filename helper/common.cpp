@@ -51,6 +51,14 @@ void print_warnings(const std::vector<Diagnostic>& warnings) {
   for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", w.str().c_str());
 }
 
+std::map<std::string, std::string> warn_preview_addresses(DataAddresses found) {
+  for (auto& d : found.problems) {
+    d.hint = "planned with the node name here; a job on this node would fail: " + d.hint;
+    std::fprintf(stderr, "warning: %s\n", d.str().c_str());
+  }
+  return std::move(found.by_node);
+}
+
 void print_warnings_once(const std::vector<Diagnostic>& warnings, std::vector<std::string>& shown) {
   for (const auto& w : warnings) {
     std::string text = w.str();

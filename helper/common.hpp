@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "srt/data_network.hpp"
 #include "srt/profile.hpp"
 #include "srt/recipe.hpp"
 #include "srt/variants.hpp"
@@ -64,6 +65,10 @@ std::vector<std::string> recipe_arguments(const std::vector<std::string>& positi
 
 // Warnings and notes go to stderr, one per line, prefixed "warning: ".
 void print_warnings(const std::vector<Diagnostic>& warnings);
+// A preview away from the cluster (`plan`, `launch --dry-run`; slurmapi::preview_addresses): a
+// node the data-network rules give no address (srt/data_network.hpp) is planned by its name,
+// and each such node is a warning saying that a job would fail there. Returns the addresses.
+std::map<std::string, std::string> warn_preview_addresses(DataAddresses found);
 
 // The node a per-node task runs on, as Slurm names it (the Plan's names are Slurm's): `given`,
 // else $SLURMD_NODENAME, else the host name up to its first dot.

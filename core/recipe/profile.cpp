@@ -3,6 +3,7 @@
 #include "srt/profile.hpp"
 
 #include "schema.hpp"
+#include "srt/data_network.hpp"
 #include "srt/digest.hpp"
 
 namespace srt {
@@ -81,6 +82,12 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
       error("use_gpus_per_node_directive", "contradicts gpu_sbatch_directive: " + directive->get<std::string>(),
             "keep gpu_sbatch_directive only");
   }
+  if (!p.data_network_name_pattern.empty() && p.data_network_name_pattern.find("{node}") == std::string::npos)
+    error("data_network.name_pattern", "'" + p.data_network_name_pattern + "' has no {node}: every node would get one address",
+          "write the pattern of the nodes' data-network names, e.g. '{node}-data'");
+  std::string why;
+  if (!p.data_network_cidr.empty() && !parse_ipv4_network(p.data_network_cidr, &why))
+    error("data_network.cidr", why, "write the data network as A.B.C.D/N, e.g. 10.20.0.0/16");
   if (at(root, "engine_command") && p.engine_command.empty()) error("engine_command", "is empty");
   if (at(root, "router_command") && p.router_command.empty()) error("router_command", "is empty");
 }
@@ -147,6 +154,10 @@ Profile profile_from_document(Document doc) {
   if (at(root, "engine_command")) p.engine_command = list(at(root, "engine_command"));
   if (at(root, "router_command")) p.router_command = list(at(root, "router_command"));
   for (const auto& [k, v] : pairs(at(root, "node_addresses"))) p.node_addresses[k] = v;
+  if (const Json* d = at(root, "data_network"); d && d->is_object()) {
+    set_text(*d, "name_pattern", p.data_network_name_pattern);
+    set_text(*d, "cidr", p.data_network_cidr);
+  }
 
   rules(p, root, issues);
   for (auto& w : issues.warnings) p.source.warnings.push_back(std::move(w));

@@ -60,7 +60,12 @@ Field build() {
        str("topology_cache_dir", "per-node hwloc cache"),
        make("engine_command", Kind::string_list, "engine argv prefix (stand-ins in the lab)"),
        make("router_command", Kind::string_list, "router argv prefix"),
-       dict("node_addresses", "node name -> address")},
+       dict("node_addresses", "node name -> address"),
+       object("data_network",
+              {str("name_pattern", "the name each node is reached by on the data network; {node} is the node's name "
+                                   "(default: the node name itself)"),
+               str("cidr", "IPv4 network (A.B.C.D/N) every node's data address must lie in")},
+              "the network that carries KV bytes, router-to-worker and DP-master traffic")},
       "an srt-spank cluster profile (srtslurm.yaml keys plus srt-spank's)");
 }
 

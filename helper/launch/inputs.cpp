@@ -108,7 +108,10 @@ Job load_job(const Options& o) {
     facts.nodes = slurmapi::expand_hostlist(o.nodelist);
     facts.job_id = o.job_id;
   }
-  facts.addresses = slurmapi::resolve_addresses(facts.nodes, job.profile);
+  // In a job, as every slurmstepd resolves them (a node without a data address fails the job);
+  // a dry run away from the cluster plans such a node by its name and says so.
+  facts.addresses = in_job ? slurmapi::resolve_addresses(facts.nodes, job.profile)
+                           : helper::warn_preview_addresses(slurmapi::preview_addresses(facts.nodes, job.profile));
   // Exactly as every slurmstepd plans it (srt/job_plan.hpp), or the digests cannot agree.
   JobPlan planned = plan_job(snap, job.profile, facts);
   job.recipe = std::move(planned.recipe);

@@ -17,6 +17,7 @@ extern "C" {
 #include "slurmapi/addresses.hpp"
 #include "slurmapi/hostlist.hpp"
 #include "srt/contract.hpp"
+#include "srt/data_network.hpp"
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
 #include "srt/topology.hpp"
@@ -111,7 +112,11 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
     grant.visible_devices = job_getenv(sp, profile.visible_devices_env.c_str());
     grant.node_gpus = job_getenv(sp, "SLURM_STEP_GPUS");
     if (grant.node_gpus.empty()) grant.node_gpus = job_getenv(sp, "SLURM_JOB_GPUS");
-    grant.host_ip = slurmapi::interface_address(profile.network_interface);
+    // What every node planned as this node's data address must be one of its own addresses (the
+    // name service agrees with the node), on network_interface when the profile names one: the
+    // worker advertises it as ATOM_HOST_IP, and Mooncake over TCP sends every KV byte through it.
+    grant.host_ip = own_data_interface(here, plan.nodes[std::size_t(node_index)].address, profile,
+                                       slurmapi::local_interfaces()).address;
     bind_step(env, node_topology(config, profile), grant, profile);
     g_worker_cpus = env.cpus;
   }

@@ -66,6 +66,10 @@ struct Profile {
   std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
   std::vector<std::string> router_command = {"atomesh"};
   std::map<std::string, std::string> node_addresses;  // fixed name -> address map (optional)
+  // The data network (srt/data_network.hpp): the name each node is resolved by ({node} is the
+  // node's name; "" = the name itself), and the IPv4 network every address must lie in ("" = any).
+  std::string data_network_name_pattern;
+  std::string data_network_cidr;
 
   // srtctl keys srt-spank accepts and does not use (srtctl_root, default_bash_preamble, ...),
   // "path" or "path=value"; validate prints them as notes.

@@ -6,11 +6,14 @@
 #   helper_output_order_test.sh SRT_HELPER SOURCE_DIR
 set -uo pipefail
 helper=$1 src=$2
-profile="$src/etc/srt/cluster.yaml"
 failures=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
+# The shipped profile, with the test's node names given addresses (they resolve nowhere): plan
+# would otherwise warn about each node's data address (the last case below shows that warning).
+profile="$tmp/cluster.yaml"
+{ cat "$src/etc/srt/cluster.yaml"; printf 'node_addresses: {lab-n1: 10.1.0.1, lab-n2: 10.1.0.2}\n'; } >"$profile"
 
 fail() {
   echo "FAIL: $1"
@@ -62,6 +65,13 @@ EOF
 # Refused (one node short): the warning, then the refusal, each on its own line.
 expect 1 plan --profile "$profile" --nodelist lab-n1 note.yaml <<EOF
 $warning
+srt-helper: the recipe needs 2 nodes but the job has 1; submit with -N 2
+EOF
+
+# A node whose name resolves nowhere: its data-network warning, with the recipe's, before the refusal.
+expect 1 plan --profile "$src/etc/srt/cluster.yaml" --nodelist srt-no-such-node-1 note.yaml <<EOF
+$warning
+warning: data_network: node srt-no-such-node-1: its name does not resolve to an IPv4 address; planned with the node name here; a job on this node would fail: make the name resolve to the node's data-network address on every node (DNS or /etc/hosts), set the cluster profile's data_network.name_pattern to the names that do, or list the node under node_addresses
 srt-helper: the recipe needs 2 nodes but the job has 1; submit with -N 2
 EOF
 

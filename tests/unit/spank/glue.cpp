@@ -14,7 +14,7 @@ namespace srt::glue_test {
 
 namespace fs = std::filesystem;
 
-std::string write_lab_profile(const TempDir& dir, const std::string& extra) {
+std::string write_lab_profile(const TempDir& dir, const std::string& extra, bool one_host) {
   std::ostringstream y;
   y << "cluster: lab\n"
        "gpus_per_node: 8\n"
@@ -34,7 +34,7 @@ std::string write_lab_profile(const TempDir& dir, const std::string& extra) {
        "router_command: [/usr/bin/atomesh]\n"
        "default_health_check: {max_attempts: 120, interval_seconds: 1}\n"
        "node_addresses:\n";
-  for (int n = 1; n <= 4; ++n) y << "  lab-n" << n << ": 10.77.0." << n << "\n";
+  for (int n = 1; n <= 4; ++n) y << "  lab-n" << n << ": " << (one_host ? "127.0.0.1" : "10.77.0." + std::to_string(n)) << "\n";
   y << extra;
   return dir.write("cluster.yaml", y.str());
 }

@@ -24,7 +24,9 @@ using spank_test::TempDir;
 
 // A cluster profile shaped like tests/cluster/lab-profile.sh's, nodes lab-n1.. with fixed
 // addresses 10.77.0.N; `extra` is appended (a different profile has a different digest).
-std::string write_lab_profile(const TempDir& dir, const std::string& extra = "");
+// Nodes lab-n1..4 at 10.77.0.N, or all at 127.0.0.1 (one_host: every node is this process's
+// host, as in the lab's multi-slurmd mode, so a worker step's own-address check passes here).
+std::string write_lab_profile(const TempDir& dir, const std::string& extra = "", bool one_host = false);
 
 // What the loader hands over: --srt-recipe, --srt-step and the plugstack.conf words.
 struct LoaderArgs {

@@ -30,12 +30,15 @@ const std::string kTopology = source_path("tests/fixtures/topology/mi355x-8gpu-c
 // A submitted job: sbatch ran the submit side on `recipe`; the snapshot is what reached the job.
 struct Job {
   TempDir dir;
-  std::string profile_path = write_lab_profile(dir);
+  std::string profile_path;
   std::string recipe;
   std::string snapshot;
-  std::vector<std::string> plugstack{"profile=" + profile_path, "topology=" + kTopology};
+  std::vector<std::string> plugstack;
 
-  explicit Job(const std::string& rel) : recipe(source_path(rel)) {
+  explicit Job(const std::string& rel, bool one_host = false)
+      : profile_path(write_lab_profile(dir, "", one_host)),
+        recipe(source_path(rel)),
+        plugstack{"profile=" + profile_path, "topology=" + kTopology} {
     ::unsetenv(SRT_SNAPSHOT_JOB_ENV);
     fake::reset(S_CTX_ALLOCATOR);
     REQUIRE(call_impl("init_post_opt", {recipe.c_str(), nullptr, plugstack}) == 0);
@@ -136,7 +139,9 @@ TEST_CASE("a one-node step finds its node through SLURM_STEP_NODELIST, the batch
 }
 
 TEST_CASE("a worker step gets the worker's environment and binding from the node's topology", "[spank][node]") {
-  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
+  // Every node at 127.0.0.1: this process's host is each node in turn, and a worker's planned
+  // address must be one of its node's own (the next test case).
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml", true);
   const srt::Plan plan = job.plan(3);
   for (const char* step : {"prefill:0", "prefill:1", "decode:0"}) {
     INFO(step);
@@ -205,6 +210,27 @@ TEST_CASE("a worker step on the wrong node or an unknown worker fails the job in
 
   // The next step on the node is judged on its own (a previous step's error does not stick).
   become_stepd(job.snapshot, 3, 2, 0);
+  REQUIRE(job.user_init() == 0);
+  CHECK(task_init(job.plugstack).first == 0);
+}
+
+TEST_CASE("a worker step on a node that does not hold its planned data address fails the job in task_init",
+          "[spank][node]") {
+  // lab-n1 is planned at 10.77.0.1, which no interface of this host has: the name service (here
+  // node_addresses) disagrees with the node, and ATOM_HOST_IP would send KV bytes nowhere.
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
+  const srt::Plan plan = job.plan(2);
+  const srt::Process* w = plan.find("prefill:0");
+  REQUIRE(w != nullptr);
+  become_stepd(job.snapshot, 2, 1, 0);
+  fake::process().job_env["SLURM_STEP_NODELIST"] = w->node;
+  REQUIRE(job.user_init("prefill:0") == 0);  // never fails user_init: that would drain the node
+  const auto [rc, err] = task_init(job.plugstack);
+  CHECK(rc == -1);
+  CHECK_THAT(err, Contains("srt: this job cannot run: data_network: node " + w->node + ": the address every node plans "
+                           "for it, " + plan.nodes[std::size_t(w->node_index)].address + ", is on none of its interfaces"));
+  // A step that is not a worker advertises nothing: the node's other steps still run.
+  become_stepd(job.snapshot, 2, 2, 0);
   REQUIRE(job.user_init() == 0);
   CHECK(task_init(job.plugstack).first == 0);
 }
