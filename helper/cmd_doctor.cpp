@@ -1,6 +1,9 @@
 // srt-helper doctor: run by an admin on a node after installing or upgrading srt-spank. One line
 // per check (ok / warn / FAIL and what to do), exit 1 on any failure. The checks are in doctor/.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -17,8 +20,20 @@ struct DoctorArgs {
   std::string plugstack;
   std::string sysfs = "/sys";
   std::string procfs = "/proc";
+  std::string node;
   bool json = false;
 };
+
+// This node's Slurm name: --node, else slurmd's (a step on the node), else the host name, which
+// is the node name on most clusters (doctor is an admin's tool; the plugin never guesses).
+std::string this_node(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) return "";
+  std::string name = host;
+  return name.substr(0, name.find('.'));
+}
 
 void run_doctor(const DoctorArgs& args) {
   using namespace srt::doctor;
@@ -39,6 +54,7 @@ void run_doctor(const DoctorArgs& args) {
       check_rdma(report, profile, topology, args.sysfs);
     }
     check_ports(report, profile, args.procfs);
+    check_data_network(report, this_node(args.node), profile);
   }
   // A node that passes is ready for a first job: the smoke recipe proves the whole chain
   // (containers, ports, Mooncake, router, benchmark, results) in minutes, where a DeepSeek-V4
@@ -68,6 +84,8 @@ void add_doctor(CLI::App& app) {
   cmd->add_option("--plugstack", args->plugstack, "plugstack.conf to check (default: scontrol's PlugStackConfig)");
   cmd->add_option("--sysfs", args->sysfs, "Root of sysfs (default /sys; for tests)");
   cmd->add_option("--procfs", args->procfs, "Root of procfs (default /proc; for tests)");
+  cmd->add_option("--node", args->node, "This node's Slurm name, for the data-network check (default: "
+                                        "$SLURMD_NODENAME, then the host name)");
   cmd->add_flag("--json", args->json, "Print the checks as JSON");
   cmd->callback([args] { run_doctor(*args); });
 }

@@ -154,4 +154,14 @@ const LocalInterface& own_data_interface(const std::string& node, const std::str
   return *it;
 }
 
+const LocalInterface* faster_interface(const LocalInterface& carrier, const std::vector<LocalInterface>& interfaces) {
+  if (carrier.speed_mbps <= 0) return nullptr;
+  const LocalInterface* faster = nullptr;
+  for (const auto& i : interfaces)
+    if (i.up && !is_loopback_ipv4(i.address) && i.speed_mbps > carrier.speed_mbps &&
+        (!faster || i.speed_mbps > faster->speed_mbps))
+      faster = &i;
+  return faster;
+}
+
 }  // namespace srt

@@ -64,4 +64,8 @@ struct LocalInterface {
 const LocalInterface& own_data_interface(const std::string& node, const std::string& planned_address,
                                          const Profile& profile, const std::vector<LocalInterface>& interfaces);
 
+// The fastest interface that is up, not loopback and faster than `carrier` (both speeds known),
+// or nullptr: doctor's warning that KV bytes take the slow way.
+const LocalInterface* faster_interface(const LocalInterface& carrier, const std::vector<LocalInterface>& interfaces);
+
 }  // namespace srt

@@ -152,6 +152,18 @@ TEST_CASE("data_network: on its own node, the planned address must be one of the
   }
 }
 
+TEST_CASE("data_network: doctor's faster interface is up, not loopback, and faster than a known carrier speed") {
+  const std::vector<srt::LocalInterface> here = {{"lo", "127.0.0.1", true, 400000},
+                                                 {"eth0", "192.168.1.12", true, 25000},
+                                                 {"ib0", "10.30.0.12", false, 400000},
+                                                 {"eth1", "10.20.0.12", true, 100000},
+                                                 {"eth2", "10.40.0.12", true, 200000}};
+  CHECK(srt::faster_interface(here[1], here)->name == "eth2");
+  CHECK(srt::faster_interface(here[4], here) == nullptr);
+  srt::LocalInterface unknown{"veth0", "10.50.0.1", true, -1};
+  CHECK(srt::faster_interface(unknown, here) == nullptr);
+}
+
 TEST_CASE("data_network: every cross-node endpoint of the Plan is a data address") {
   // The 2P1D seed on the two-network site: router to workers, Mooncake bootstrap, the DP master
   // and ATOM_HOST_IP all use 10.20.0.x, and no management address appears anywhere in the Plan.

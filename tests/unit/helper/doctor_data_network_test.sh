@@ -1,0 +1,46 @@
+#!/bin/bash
+# srt-helper doctor's data-network check on this host's real interfaces and resolver (issue 22,
+# item 3): the address the profile's rules give the node, the interface holding it, and a FAIL
+# naming the node for an address that is not the node's, a name that does not resolve and a
+# loopback answer.
+#   doctor_data_network_test.sh SRT_HELPER SOURCE_DIR
+set -uo pipefail
+helper=$1 src=$2
+fixture=$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# check NODE PROFILE_LINES STATUS PATTERN: doctor's data-network line has STATUS and matches PATTERN.
+check() {
+  local node=$1 lines=$2 want=$3 pattern=$4 got
+  printf '%s\n' "cluster: test" "$lines" >"$tmp/cluster.yaml"
+  "$helper" doctor --json --node "$node" --profile "$tmp/cluster.yaml" --xml "$fixture" \
+    --plugstack /nonexistent >"$tmp/out.json" 2>"$tmp/err"
+  got=$(/usr/bin/python3 -c '
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "data-network"]
+print(c[0]["status"] + " " + c[0]["message"] + " | " + c[0].get("fix", "") if c else "missing")' "$tmp/out.json")
+  if [[ "$got" != "$want "* ]] || ! grep -qE -- "$pattern" <<<"$got"; then
+    echo "FAIL: node $node with '$lines': want $want matching '$pattern', got: $got"
+    cat "$tmp/err"
+    failures=$((failures + 1))
+  else
+    echo "as expected: $node: $got"
+  fi
+}
+
+# An address of this host (lo's is always there): ok, naming the interface.
+check n1 "node_addresses: {n1: 127.0.0.1}" ok 'node n1: data address 127\.0\.0\.1 on lo'
+# Another host's address: every worker step here would fail.
+check n1 "node_addresses: {n1: 203.0.113.9}" FAIL 'node n1: the address every node plans for it, 203\.0\.113\.9, is on none of its interfaces'
+# A data-network name that resolves nowhere.
+check n1 "data_network: {name_pattern: '{node}.srt-no-such-domain.invalid'}" FAIL "node n1: its data-network name 'n1\.srt-no-such-domain\.invalid' does not resolve"
+# A name that resolves only to loopback (localhost, as Debian's 127.0.1.1 line for the host's own name).
+check localhost "" FAIL 'node localhost: localhost resolves to 127\.0\.0\.1, a loopback address no other node can reach'
+# Outside the CIDR.
+check n1 "node_addresses: {n1: 127.0.0.1}
+data_network: {cidr: 10.20.0.0/16}" FAIL 'outside data_network\.cidr 10\.20\.0\.0/16'
+
+(( failures == 0 )) && echo "PASS: doctor's data-network check"
+exit $(( failures > 0 ))
