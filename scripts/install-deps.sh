@@ -9,7 +9,7 @@ set -euo pipefail
 release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 # sid names the next release (forky) in os-release; debian_version says sid.
 case "$(cat /etc/debian_version 2>/dev/null)" in */sid) release=sid ;; esac
-list=$("$(dirname "${BASH_SOURCE[0]}")/packages.sh" "$release" build unit lab host) ||
+list=$("$(dirname "${BASH_SOURCE[0]}")/packages.sh" "$release" build unit lab package host) ||
   { echo "install-deps: no package list for Debian release '$release'" >&2; exit 1; }
 mapfile -t packages <<<"$list"
 

@@ -27,8 +27,9 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${SRT_ROOTFS_CACHE:-/var/cache/srt-rootfs}
 mirror=${SRT_ROOTFS_MIRROR:-http://deb.debian.org/debian}
 # The groups of scripts/packages.list a root filesystem gets (lab: the lab cluster's Slurm
-# daemons, munge and the stand-ins' python, for test.sh's "lab RELEASE" phases).
-groups=(build unit lab)
+# daemons, munge and the stand-ins' python, for test.sh's "lab RELEASE" phases; package: the
+# RPM and .deb tools, for the packages built per Slurm version in its "build RELEASE" phase).
+groups=(build unit lab package)
 
 log() { printf '[rootfs] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }

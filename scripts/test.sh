@@ -54,30 +54,43 @@ main_build() {
 
 # The build matrix (issue 21): in RELEASE's root filesystem (scripts/rootfs.sh; made by the
 # "rootfs" phases), with its GCC and Slurm: plugin, implementation, srt-helper and the unit tests
-# (the unit_tests target), warnings as errors, then ctest -L unit there. The packages' -O2
-# without -g: the same warnings, a quarter less compile time.
+# (the unit_tests target), warnings as errors, then ctest -L unit there; then that Slurm's RPM
+# and .deb from the same build (configured as the packages are, as the main build is: the
+# packaging tests package its binaries, compiling only the .deb's loader and srt-helper and the
+# static srt-exec), checked there (rpmlint, file lists, the Slurm series pinned, ELF
+# dependencies) and kept in build-matrix-RELEASE/packages; the lab phase installs them. The
+# packages' -O2 without -g: the same warnings, a quarter less compile time.
 # Not run there: rsmi_namespace drives the real ROCm SMI library on a fake sysfs, and trixie's
 # 6.1 numbers the GPUs in another order than bookworm's 5.2 (the test expects 5.2's) while sid's
 # 6.4 does not initialise on it at all; exec.sandbox runs bubblewrap, which needs a user
 # namespace, and the kernel refuses those to a process in a chroot (rootfs.sh would have to
-# pivot_root instead). Both are issue 21's follow-up. helper_gpu_check (the same library on a
-# fake sysfs) runs there and skips itself where the library does not initialise on it (sid).
+# pivot_root instead). helper_gpu_check (the same library on a fake sysfs) runs there and skips
+# itself where the library does not initialise on it (sid). packaging.man and
+# packaging.shellcheck check files, not binaries: the host's packaging phase runs them.
 matrix_unit_exclude='^(rsmi_namespace|exec\.sandbox)$'
+matrix_packaging_exclude='^(packaging\.man|packaging\.shellcheck)$'
 nodebug_flags=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
 matrix_build() {  # RELEASE
   local release=$1 dir=$src/build-matrix-$1
   mkdir -p "$dir"
   # shellcheck disable=SC2016  # the inner shell's arguments
   bash "$src/scripts/rootfs.sh" run "$release" --rw "$dir" -- bash -c '
-    src=$1 dir=$2 jobs=$3 exclude=$4; shift 4
+    src=$1 dir=$2 jobs=$3 exclude=$4 pkg_exclude=$5; shift 5
     hex=$(sed -n "s/^#define SLURM_VERSION_NUMBER 0x//p" /usr/include/slurm/slurm_version.h)
-    echo "$(gcc --version | sed -n 1p); Slurm $((0x$hex >> 16)).$(printf %02d $((0x$hex >> 8 & 255))).$((0x$hex & 255))"
-    cmake -S "$src" -B "$dir" -DSRT_WERROR=ON "$@" >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 1; }
+    echo "$(gcc --version | sed -n 1p); Slurm $((0x$hex >> 16)).$(printf %02d $((0x$hex >> 8 & 255))).$((0x$hex & 255)); $(rpm --version)"
+    layout=$(bash "$src/packaging/build-packages.sh" --layout-args) || exit 1
+    mapfile -t layout_args <<<"$layout"
+    cmake -S "$src" -B "$dir" -DSRT_WERROR=ON "${layout_args[@]}" "$@" >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 1; }
     cmake --build "$dir" -j "$jobs" --target unit_tests 2>&1 | grep -vE "^\[ *[0-9]+%\]|^(gmake|make)\[" || true
     cmake --build "$dir" -j "$jobs" --target unit_tests >/dev/null 2>&1 || exit 1
     echo "ctest -L unit, not run here: $exclude"
-    cd "$dir" && ctest -L unit -E "$exclude" --output-on-failure --timeout 900
-  ' _ "$src" "$dir" "$jobs" "$matrix_unit_exclude" "${nodebug_flags[@]}" 2>&1 | tee -a "$ctest_log"
+    cd "$dir" || exit 1
+    rc=0
+    ctest -L unit -E "$exclude" --output-on-failure --timeout 900 || rc=1
+    echo "ctest -L packaging (the RPM and the .deb of this Slurm, into $dir/packages), not run here: $pkg_exclude and cluster.package-install (the lab phase)"
+    ctest -L packaging -LE cluster -E "$pkg_exclude" --output-on-failure --timeout 900 || rc=1
+    exit "$rc"
+  ' _ "$src" "$dir" "$jobs" "$matrix_unit_exclude" "$matrix_packaging_exclude" "${nodebug_flags[@]}" 2>&1 | tee -a "$ctest_log"
   return "${PIPESTATUS[0]}"
 }
 

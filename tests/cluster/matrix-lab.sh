@@ -7,10 +7,13 @@
 #
 #   netns lab (3 nodes, the plugin with the lab profile):
 #     hostnames, batch-env      node identity: own hostname per node, SLURM_NODEID per task
+#     user-job                  a batch job of the non-root lab user (lab-user.sh) runs as that user
 #     spank-submit              a bad recipe refused by sbatch, salloc and srun; plain jobs untouched
 #     spank-env                 every step sees its planned SRT_ environment (node identity from
 #                               the Plan), also under sbatch --export=NONE, and the recipe
 #                               rewritten right after submit changes nothing (the snapshot runs)
+#     spank-env-user            spank-env as the non-root lab user (the plugin's submit side and
+#                               the snapshot as a user meets them: no root-only path or file)
 #     spank-nodefail            node-side failures fail the job with the reason, no node drained
 #     snapshot-recipe-deleted   the recipe file removed right after sbatch: the job's steps run
 #                               from the snapshot, each node with its own SRT_NODE_INDEX
@@ -21,6 +24,9 @@
 #     stop                      lab-stop.sh: nothing of the lab left (it checks and says)
 #   multi lab (3 nodes in the host's namespaces: every node has the host's hostname):
 #     hostnames, batch-env, spank-env, no-drained-node, stop
+#   package-install             the RPM of this Slurm (build-matrix-RELEASE/packages, made by the
+#                               build phase) installed into a fresh root, a lab started from its
+#                               payload alone: an srt job's environment and digest, doctor
 #   stop-leaves-nothing         test-stop-clean.sh in both modes: jobs running, restart over
 #                               them, stop; no process, namespace, link or port left
 #
@@ -33,7 +39,7 @@
 #
 # Prints a line per test (passed, failed, skipped) and the Slurm version; a failed test's output
 # in full. Exits 0 when none failed (a skip is not a failure, but the summary names it).
-# Environment: SRT_MATRIX_LAB_PORT (first TCP port, default 18917; the labs use it up to +23),
+# Environment: SRT_MATRIX_LAB_PORT (first TCP port, default 18917; the labs use it up to +25),
 # SRT_MATRIX_LAB_DIR (default /tmp/lab-matrix: a fresh tmpfs inside a root filesystem),
 # LAB_CONTAINER_RUNTIME (the lab profile's container runtime, lab-profile.sh; default bwrap).
 set -uo pipefail
@@ -169,9 +175,19 @@ lab() {  # MODE PORT TEST...: a 3-node lab in MODE, the tests against it, the ch
 }
 
 # "name|script|args": the netns lab's tests, then the multi lab's.
-lab netns "$port" "hostnames|hostnames|" "batch-env|batch-env|" "spank-submit|spank-submit|" \
-  "spank-env|spank-env|" "spank-nodefail|spank-nodefail|"
+lab netns "$port" "hostnames|hostnames|" "batch-env|batch-env|" "user-job|user-job|" \
+  "spank-submit|spank-submit|" "spank-env|spank-env|" "spank-env-user|spank-env-user|" \
+  "spank-nodefail|spank-nodefail|"
 lab multi $(( port + 10 )) "hostnames|hostnames|" "batch-env|batch-env|" "spank-env|spank-env|"
+# The RPM this Slurm's matrix build made (scripts/test.sh's build phase), its payload installed
+# into a fresh root and a lab started from it alone (test-package-install.sh, as on the host).
+if compgen -G "$build/packages/slurm-spank-srt-*.rpm" >/dev/null; then
+  run package-install 300 "$src/tests/packaging/test-package-install.sh" --packages "$build/packages" \
+    --base "$labs/pkg" --port $(( port + 24 )) --fixture "$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml"
+else
+  record package-install skipped 0
+  echo "    no RPM in $build/packages: the build phase (ctest -L packaging there) makes it"
+fi
 run stop-leaves-nothing 300 "$HERE/test-stop-clean.sh" --base "$labs/stop-clean" --port $(( port + 20 )) \
   --spank "$(spank_line "$labs/stop-clean")"
 
