@@ -4,7 +4,7 @@
 #   lab-start.sh [--base DIR] [--port P] [--nodes N] [--mode multi|netns] [--prefix NAME]
 #                [--cpus N] [--gpus N] [--mem MB] [--subnet A.B.C]
 #                [--plugstack FILE|DIR] [--spank "/abs/plugin.so [args]"]... [--timeout S]
-#                [--keep-on-failure] [--srt-profile] [--slurmd-timeout S]
+#                [--keep-on-failure] [--srt-profile] [--slurmd-timeout S] [--data-network]
 #
 #   --base DIR      everything of the lab lives here (default: $PWD/.lab); wiped on start
 #   --port P        slurmctld port; slurmd ports are P+1 (netns) or P+1..P+N (multi). Default 17817
@@ -24,6 +24,11 @@
 #   --srt-profile      also write the lab's srt-spank cluster profile (lab-profile.sh)
 #   --slurmd-timeout S seconds without an answer before slurmctld marks a node DOWN (default 60;
 #                      the fault tests use a short one to see a dead slurmd within seconds)
+#   --data-network     netns mode: a second network, as a site's data rail beside its management
+#                      network: every node also gets eth1 on a second bridge (no address on the
+#                      host's side: only the nodes reach it) at LAB_DATA_SUBNET.(10+i), named
+#                      PREFIXi-data in the lab's /etc/hosts; the node names stay on the first
+#                      (management) network, where Slurm talks
 #
 # Idempotent: a lab already running in DIR is stopped first. On success every node is idle and
 # DIR/env.sh exports SLURM_CONF and LAB_* for clients and tests. Stop with lab-stop.sh --base DIR.
@@ -49,6 +54,7 @@ timeout=30
 keep_on_failure=0
 srt_profile=0
 slurmd_timeout=60
+data_network=0
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 need() { [[ $# -ge 2 ]] || lab_die "$1 needs a value"; }
@@ -69,6 +75,7 @@ while [[ $# -gt 0 ]]; do
     --keep-on-failure) keep_on_failure=1; shift ;;
     --srt-profile) srt_profile=1; shift ;;
     --slurmd-timeout) need "$@"; slurmd_timeout=$2; shift 2 ;;
+    --data-network) data_network=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) lab_die "unknown argument '$1' (see --help)" ;;
   esac
@@ -92,6 +99,9 @@ fi
 # The default subnet follows the port, so two netns labs on different ports never share one.
 [[ -n "$subnet" ]] || subnet="10.$(( port / 256 % 256 )).$(( port % 256 ))"
 [[ "$subnet" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || lab_die "--subnet must look like A.B.C, got '$subnet'"
+# The data network's /24 follows the port too, 128 above the management subnet's second octet.
+data_subnet="10.$(( (port / 256 + 128) % 256 )).$(( port % 256 ))"
+(( data_network == 0 )) || [[ "$mode" == netns ]] || lab_die "--data-network needs --mode netns"
 if [[ -n "$plugstack" ]]; then
   [[ "$plugstack" == /* ]] || plugstack=$PWD/$plugstack
   [[ -e "$plugstack" ]] || lab_die "--plugstack $plugstack does not exist"
@@ -151,10 +161,12 @@ munge_socket="$base/munge/munge.socket"
   printf 'export LAB_NETNS_PREFIX=%q\n' "$netns_prefix"
   printf 'export LAB_LINK_PREFIX=%q\n' "$link_prefix"
   [[ "$mode" == netns ]] && printf 'export LAB_SUBNET=%q\n' "$subnet"
+  (( data_network )) && printf 'export LAB_DATA_SUBNET=%q\n' "$data_subnet"
   for i in $(seq 1 "$nodes"); do
     node=$prefix$i
     if [[ "$mode" == netns ]]; then addr="$subnet.$(( 10 + i ))"; else addr=127.0.0.1; fi
     printf 'export LAB_NODE_ADDR_%s=%q\n' "${node//-/_}" "$addr"
+    (( data_network )) && printf 'export LAB_NODE_DATA_ADDR_%s=%q\n' "${node//-/_}" "$data_subnet.$(( 10 + i ))"
   done
 } > "$base/env.sh"
 chmod 644 "$base/env.sh"
@@ -325,6 +337,9 @@ if [[ "$mode" == netns ]]; then
     echo "127.0.0.1 localhost"
     echo "$subnet.1 $host_short lab-ctld"
     for i in $(seq 1 "$nodes"); do echo "$subnet.$(( 10 + i )) $prefix$i"; done
+    if (( data_network )); then
+      for i in $(seq 1 "$nodes"); do echo "$data_subnet.$(( 10 + i )) $prefix$i-data"; done
+    fi
   } > "$base/etc/hosts"
   chmod 644 "$base/etc/hosts"
   for i in $(seq 1 "$nodes"); do
@@ -337,6 +352,16 @@ if [[ "$mode" == netns ]]; then
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
     # No default route on purpose: a node reaches only the lab subnet.
+    if (( data_network )); then
+      [[ -n "$(ip link show "${link_prefix}dbr" 2>/dev/null)" ]] || {
+        ip link add "${link_prefix}dbr" type bridge
+        ip link set "${link_prefix}dbr" up
+      }
+      ip link add "${link_prefix}d$i" type veth peer name eth1 netns "$ns"
+      ip link set "${link_prefix}d$i" master "${link_prefix}dbr" up
+      ip -n "$ns" addr add "$data_subnet.$(( 10 + i ))/24" dev eth1
+      ip -n "$ns" link set eth1 up
+    fi
   done
 fi
 

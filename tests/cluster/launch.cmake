@@ -1,6 +1,7 @@
 # srt-helper launch on a real lab (label "cluster"): its own 3-node netns lab (fixture
 # lab_launch, base ${SRT_LAB_DIR}/launch, ports SRT_LAB_PORT+30..+31) with the project's plugin,
-# fake_pyxis.so (pyxis's option names) and the lab profile (bwrap runtime). The tests share the
+# fake_pyxis.so (pyxis's option names) and the lab profile (bwrap runtime); a second bridge as
+# the data network (lab-start.sh --data-network), which the data-network test plans over. The tests share the
 # lab one at a time (RESOURCE_LOCK): each runs whole jobs that load the two cores.
 add_subdirectory(fake_pyxis)
 
@@ -14,7 +15,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
             --target spank_srt srt_spank_impl srt-helper srt-exec fake_pyxis)
   add_test(NAME cluster.launch.start
     COMMAND "${_lab_scripts}/lab-start.sh" --base "${_launch_base}" --port ${_launch_port} --mode netns
-            --nodes 3 --timeout ${SRT_LAB_TIMEOUT}
+            --nodes 3 --timeout ${SRT_LAB_TIMEOUT} --data-network
             --spank "$<TARGET_FILE:spank_srt> impl=$<TARGET_FILE:srt_spank_impl> profile=${_launch_base}/etc/srt/cluster.yaml"
             --spank "$<TARGET_FILE:fake_pyxis>")
   add_test(NAME cluster.launch.profile COMMAND "${_lab_scripts}/lab-profile.sh" "${_launch_base}")
@@ -50,7 +51,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "stall|test-launch-stall.sh|whole"
     "stall-point|test-launch-stall.sh|point"
     "router-warmup|test-launch-router-warmup.sh|"
-    "wedged-rank|test-launch-wedged-rank.sh|")
+    "wedged-rank|test-launch-wedged-rank.sh|"
+    "data-network|test-launch-data-network.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 name)
@@ -63,7 +65,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
   endforeach()
   set_tests_properties(${_launch_names} PROPERTIES LABELS cluster)
   set_tests_properties(cluster.launch.1p1d cluster.launch.2p1d cluster.launch.smoke-1p1d cluster.launch.smoke-2p1d
-                       cluster.launch.kv-offset cluster.launch.kv-relay PROPERTIES TIMEOUT 600)
+                       cluster.launch.kv-offset cluster.launch.kv-relay cluster.launch.data-network PROPERTIES TIMEOUT 600)
   set_tests_properties(cluster.launch.curve PROPERTIES TIMEOUT 900)
   set_tests_properties(cluster.launch.run-killed-worker cluster.launch.run-killed-router PROPERTIES TIMEOUT 300)
 endif()
