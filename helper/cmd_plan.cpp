@@ -1,9 +1,11 @@
 // srt-helper plan: the Plan for a recipe on a node list, as a table or as JSON (a contract).
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -51,6 +53,19 @@ void print_table(const Plan& plan) {
   }
 }
 
+// Stated as Mooncake behaves (srt/topology.hpp rank_nics): every rank opens every NIC listed and
+// registers its KV memory on each; only its sends follow its GPU's preferred NIC.
+void print_rank_nics(const std::map<std::string, std::vector<RankNics>>& ranks) {
+  if (ranks.empty()) return;
+  std::printf("\nRDMA per rank: each rank opens every NIC below and registers its KV memory on each (Mooncake "
+              "has no per-rank filter);\nits transfers go over its GPU's preferred NIC.\n");
+  std::printf("%-18s %-5s %-4s %-7s %-14s %s\n", "PROCESS", "RANK", "GPU", "MEMORY", "SENDS OVER", "OPENS");
+  for (const auto& [name, list] : ranks)
+    for (const auto& r : list)
+      std::printf("%-18s %-5d %-4d %-7s %-14s %s\n", name.c_str(), r.rank, r.gpu, r.location.c_str(),
+                  r.preferred.empty() ? "-" : join(r.preferred).c_str(), r.opens.empty() ? "-" : join(r.opens).c_str());
+}
+
 void run(const PlanArgs& a) {
   const Profile profile = load_profile(a.flags.profile);
   print_warnings(profile.source.warnings);
@@ -75,6 +90,7 @@ void run(const PlanArgs& a) {
   facts.addresses = warn_preview_addresses(slurmapi::preview_addresses(facts.nodes, profile));
   // SRT_RECIPE: FILE[:SELECTOR] as given.
   Plan plan = plan_job(recipe, one.ref.given, profile, facts).plan;
+  std::map<std::string, std::vector<RankNics>> ranks;  // RDMA workers: what each rank does with its NICs
   if (!a.topology_xml.empty()) {
     // As if every node had this topology: the per-node binding a worker step would get.
     const NodeTopology topo = read_topology_xml(a.topology_xml);
@@ -83,6 +99,7 @@ void run(const PlanArgs& a) {
       StepEnvironment env = step_environment(plan, p.node_index, p.name);
       bind_step(env, topo, NodeGrant{}, profile);
       p.env = env.set;
+      if (recipe.backend.mooncake_over_rdma() && !topo.gpus.empty()) ranks[p.name] = rank_nics(bind_worker(topo, p.gpus, ""));
     }
   }
   if (a.json) {
@@ -93,9 +110,19 @@ void run(const PlanArgs& a) {
     if (!one.selector.empty()) source["variant"] = {{"selector", one.selector}, {"name", one.name}};
     source["overrides"] = {{"set", a.flags.set}, {"unset", a.flags.unset}};
     j["source"] = std::move(source);
+    for (auto& p : j["processes"]) {
+      const auto it = ranks.find(p.value("name", ""));
+      if (it == ranks.end()) continue;
+      Json list = Json::array();
+      for (const auto& r : it->second)
+        list.push_back({{"rank", r.rank}, {"gpu", r.gpu}, {"location", r.location}, {"preferred", r.preferred},
+                        {"opens", r.opens}});
+      p["rdma_ranks"] = std::move(list);
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     print_table(plan);
+    print_rank_nics(ranks);
   }
   print_unsupported_note(one.ref.given, recipe);  // a Plan `launch` will refuse: say so after it
 }

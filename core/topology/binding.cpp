@@ -122,6 +122,35 @@ WorkerBinding bind_worker(const NodeTopology& topo, const std::vector<int>& gpus
   return b;
 }
 
+std::vector<RankNics> rank_nics(const WorkerBinding& b) {
+  // The topology file is this binding's own JSON (mooncake_json above).
+  const Json topo = Json::parse(b.mooncake_topology, nullptr, false);
+  std::vector<std::string> opens;
+  auto add = [&opens](const Json& list) {
+    if (!list.is_array()) return;
+    for (const auto& n : list)
+      if (n.is_string() && std::find(opens.begin(), opens.end(), n.get<std::string>()) == opens.end())
+        opens.push_back(n.get<std::string>());
+  };
+  if (topo.is_object())
+    for (const auto& [key, entry] : topo.items())
+      if (entry.is_array())
+        for (const auto& list : entry) add(list);
+  std::vector<RankNics> out;
+  for (std::size_t r = 0; r < b.gpus.size(); ++r) {
+    RankNics n;
+    n.rank = int(r);
+    n.gpu = b.gpus[r];
+    n.location = "hip:" + std::to_string(r);
+    if (topo.is_object() && topo.contains(n.location) && topo[n.location].is_array() && !topo[n.location].empty())
+      for (const auto& nic : topo[n.location][0])
+        if (nic.is_string()) n.preferred.push_back(nic.get<std::string>());
+    n.opens = opens;
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
 Json topology_to_json(const NodeTopology& topo) {
   auto nic_json = [](const Nic& n) {
     return Json{{"rdma", n.rdma}, {"netdev", n.netdev}, {"bus_id", n.bus_id}, {"numa", n.numa}};

@@ -63,6 +63,21 @@ struct WorkerBinding {
 WorkerBinding bind_worker(const NodeTopology& topo, const std::vector<int>& gpus,
                           const std::string& granted_cpus);
 
+// What each rank of a worker does with its NICs over Mooncake RDMA, from its binding (reference
+// atom-mooncake-source-facts.md, "RDMA: how a rank picks its NIC"): Mooncake reads the topology
+// file, opens one RDMA context per NIC named anywhere in it and registers every buffer on every
+// context, so each rank opens all of them; its transfers then go over its location's preferred
+// NIC (the GPU's switch-mate). Nothing in Mooncake narrows one rank to one NIC while all ranks
+// share one environment; that needs ATOM to index ib_device by the rank's device.
+struct RankNics {
+  int rank = 0;                        // visible ordinal: the DP rank (DP attention) or TP rank
+  int gpu = -1;                        // node GPU index
+  std::string location;                // "hip:<rank>", Mooncake's name for the rank's memory
+  std::vector<std::string> preferred;  // the NICs its transfers go over
+  std::vector<std::string> opens;      // every NIC it opens and registers its KV memory on
+};
+std::vector<RankNics> rank_nics(const WorkerBinding& binding);
+
 Json topology_to_json(const NodeTopology& topo);
 
 // ---- GPU visibility --------------------------------------------------------------------------

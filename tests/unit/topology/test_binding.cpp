@@ -1,4 +1,5 @@
 // Per-worker bindings (NICs, NUMA, CPUs, Mooncake topology) on the fixtures.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -82,6 +83,33 @@ TEST_CASE("8 workers x 1 GPU, NPS1 and NPS4", "[topology][binding]") {
     // NPS4: no other rail on this quadrant, so every other rail is a fallback.
     CHECK(mc["hip:0"][1].size() == 7);
   }
+}
+
+TEST_CASE("Per rank over RDMA: each rank opens every NIC of its topology file, sends over its GPU's", "[topology][binding]") {
+  // 1 worker x 8 GPUs: every rank registers on all 8 rails (Mooncake opens one context per NIC
+  // named in the file), and rank r's transfers go over GPU r's switch-mate.
+  const std::vector<srt::RankNics> ranks = srt::rank_nics(srt::bind_worker(pollara(), {0, 1, 2, 3, 4, 5, 6, 7}, ""));
+  REQUIRE(ranks.size() == 8);
+  for (std::size_t r = 0; r < 8; ++r) {
+    INFO("rank " << r);
+    CHECK(ranks[r].rank == int(r));
+    CHECK(ranks[r].gpu == int(r));
+    CHECK(ranks[r].location == "hip:" + std::to_string(r));
+    CHECK(ranks[r].preferred == std::vector<std::string>{kRails[r]});
+    std::vector<std::string> opens = ranks[r].opens, all = kRails;
+    std::sort(opens.begin(), opens.end());
+    std::sort(all.begin(), all.end());
+    CHECK(opens == all);
+  }
+  // Two GPUs on the second socket: their ranks open their own rails and the fallbacks the file
+  // names for them (the socket's other two rails), not the first socket's.
+  const auto two = srt::rank_nics(srt::bind_worker(pollara(), {6, 7}, ""));
+  REQUIRE(two.size() == 2);
+  CHECK(two[1].gpu == 7);
+  CHECK(two[1].preferred == std::vector<std::string>{"ionic_2"});
+  std::vector<std::string> opens = two[0].opens;
+  std::sort(opens.begin(), opens.end());
+  CHECK(opens == std::vector<std::string>{"ionic_2", "ionic_3", "ionic_5", "ionic_6"});
 }
 
 TEST_CASE("Visible order is the caller's order, not bus order", "[topology][binding]") {
