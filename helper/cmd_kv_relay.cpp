@@ -1,6 +1,6 @@
 // srt-helper kv-relay: one worker's KV-event relay (Plan process role "kv-relay"). Its ranks'
 // PUB sockets connect to --ingress; subscribers connect to --bind. Runs until SIGTERM/SIGINT
-// (or --max-seconds), then stops the proxy, prints its counters and removes the ingress file.
+// (or --max-seconds), then stops the proxy, prints its counters and removes an ipc ingress file.
 // Exit 0 after a clean stop, 1 when an endpoint cannot be bound, 2 on usage errors.
 #include <signal.h>
 
@@ -96,7 +96,7 @@ void run(const KvRelayArgs& a) {
 void add_kv_relay(CLI::App& app) {
   auto args = std::make_shared<KvRelayArgs>();
   CLI::App* cmd = app.add_subcommand("kv-relay", "Relay a worker's per-rank KV events (XSUB ingress -> XPUB endpoint)");
-  cmd->add_option("--ingress", args->relay.ingress, "Endpoint the ranks connect to, e.g. ipc:///tmp/srt-kv-1-prefill-0.sock")
+  cmd->add_option("--ingress", args->relay.ingress, "Endpoint the ranks connect to, e.g. tcp://127.0.0.1:20013 (the Plan's: loopback TCP, which a container with a private /tmp reaches)")
       ->required();
   cmd->add_option("--bind", args->relay.bind, "Advertised endpoint subscribers connect to, e.g. tcp://*:20130")->required();
   cmd->add_option("--hwm", args->relay.hwm, "Messages queued per pipe before dropping (default 100000)")

@@ -138,9 +138,10 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   std::vector<Process> relays;
   for (const auto& e : endpoints) {
     PlanNode& node = plan.nodes[std::size_t(e.node)];
-    plan.processes.push_back(make_atom_worker(ctx, e, node, ports[std::size_t(e.node)]));
+    if (kv == KvMode::relay) relays.push_back(make_kv_relay(e, node, ports[std::size_t(e.node)]));
+    plan.processes.push_back(
+        make_atom_worker(ctx, e, node, ports[std::size_t(e.node)], kv == KvMode::relay ? &relays.back() : nullptr));
     node.roles.push_back(plan.processes.back().name);
-    if (kv == KvMode::relay) relays.push_back(make_kv_relay(ctx, e, node, ports[std::size_t(e.node)]));
   }
   std::vector<const Process*> workers;
   for (const auto& p : plan.processes) workers.push_back(&p);

@@ -47,11 +47,12 @@ struct WorkerContext {
   const ModeParts& of(WorkerMode m) const { return parts[int(m)]; }
 };
 
-// The worker process (in relay mode its ranks publish to its kv-relay's ingress).
-Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports);
-// Relay mode: the worker's kv-relay (role kv-relay), made right after the worker so that its port
-// comes after the worker's from the node's allocator.
-Process make_kv_relay(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports);
+// The worker process; in relay mode (`relay`, made first) its ranks publish to that relay's ingress.
+Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports,
+                         const Process* relay = nullptr);
+// Relay mode: the worker's kv-relay (role kv-relay), made just before the worker, whose ranks
+// connect to its ingress: both of its ports come first from the node's allocator.
+Process make_kv_relay(const Endpoint& e, const PlanNode& node, NodePorts& ports);
 
 // frontend_port: the public port the Plan chose (the profile's, or the job's own when shared).
 Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int frontend_port, NodePorts& ports,

@@ -34,10 +34,10 @@ const char* kv_role(WorkerMode m) {
 }
 
 // Where a worker's ranks publish in relay mode and its kv-relay listens: one per worker and job.
-std::string kv_relay_ingress(const WorkerContext& ctx, const Endpoint& e) {
-  return "ipc:///tmp/srt-kv-" + std::to_string(ctx.job_id) + "-" + to_string(e.mode) + "-" + std::to_string(e.index) +
-         ".sock";
-}
+// TCP on loopback, not ipc:// in /tmp: the relay runs on the host and the ranks in the worker's
+// container, whose /tmp is private under pyxis/enroot (and docker), while both share the host's
+// network (issue 22, item 2).
+std::string kv_relay_ingress(const Process& relay) { return "tcp://127.0.0.1:" + std::to_string(relay.ports.kv_ingress.front()); }
 
 }  // namespace
 
@@ -102,7 +102,8 @@ std::string served_model_name(const Recipe& r, const Profile& p) {
   return slash == std::string::npos ? local : local.substr(slash + 1);
 }
 
-Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports) {
+Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports,
+                         const Process* relay) {
   const Recipe& r = ctx.recipe;
   const ModeParts& parts = ctx.of(e.mode);
   const WorkerShape shape = parts.shape(int(e.gpus.size()));
@@ -176,11 +177,14 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
     // `*` makes vLLM/SGLang-style publishers bind; ranks add their DP rank to the port.
     set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", "tcp://*:" + std::to_string(w.ports.kv_events.front()));
   } else if (ctx.kv_mode == KvMode::relay) {
-    const std::string ingress = kv_relay_ingress(ctx, e);
+    if (!relay) fail("internal: a relay-mode worker planned without its kv-relay");
     set_env(w.env, "ATOM_KV_EVENTS_ENABLE", "1");
     set_env(w.env, "ATOM_KV_EVENTS_PUBLISHER", "zmq");
-    set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", ingress);
-    set_env(w.env, "INFERA_ATOM_KV_EVENTS_ENDPOINT", ingress);
+    // ATOM's own publisher always binds its endpoint, in every rank: a fixed one (the ingress
+    // above all) is taken by the first rank and the others die; a wildcard port gives each rank
+    // a kernel-chosen loopback port nobody reads. Infera's hook connects every rank to the relay.
+    set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", "tcp://127.0.0.1:*");
+    set_env(w.env, "INFERA_ATOM_KV_EVENTS_ENDPOINT", kv_relay_ingress(*relay));
     set_env(w.env, "INFERA_ATOM_KV_EVENTS_CONNECT", "1");
   }
   set_env(w.env, "SRT_STEP", name);
@@ -192,8 +196,9 @@ Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const Plan
   return w;
 }
 
-Process make_kv_relay(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports) {
+Process make_kv_relay(const Endpoint& e, const PlanNode& node, NodePorts& ports) {
   const std::string mode = to_string(e.mode), name = mode + ":" + std::to_string(e.index);
+  const int ingress = ports.one(name + " kv-relay ingress");
   const int out = ports.one(name + " kv-relay");
   Process relay;
   relay.name = "kv-relay:" + name;
@@ -202,9 +207,10 @@ Process make_kv_relay(const WorkerContext& ctx, const Endpoint& e, const PlanNod
   relay.node_index = node.index;
   relay.node = node.name;
   relay.step_name = "kv_relay_" + mode + "_" + std::to_string(e.index);
-  relay.argv = {"srt-helper", "kv-relay", "--ingress", kv_relay_ingress(ctx, e), "--bind",
-                "tcp://" + relay_bind_host(node.address) + ":" + std::to_string(out)};
+  relay.ports.kv_ingress = {ingress};
   relay.ports.kv_events = {out};
+  relay.argv = {"srt-helper", "kv-relay", "--ingress", kv_relay_ingress(relay), "--bind",
+                "tcp://" + relay_bind_host(node.address) + ":" + std::to_string(out)};
   relay.readiness = {"none", 0, ""};
   relay.log_file = node.name + "_kv_relay_" + mode + "_w" + std::to_string(e.index) + ".out";
   return relay;

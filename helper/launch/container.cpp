@@ -27,7 +27,8 @@ std::string join_mounts(const std::vector<Mount>& mounts) {
 
 // bwrap: a fresh root that binds every top-level entry of the host's root (so the sandbox sees
 // the host), then the mounts on top; mount points are created in the sandbox's own tmpfs root,
-// never in the host's /. Its own PID namespace, as a container has: when the engine dies, the
+// never in the host's /. /tmp is the sandbox's own, as an enroot container's is: nothing may
+// count on reaching the host's /tmp from a worker (issue 22, item 2: an ipc:// socket there). Its own PID namespace, as a container has: when the engine dies, the
 // kernel ends its orphaned ranks too. Without it they are re-parented to init, out of reach of
 // proctrack/linuxproc (the lab's), and hold the worker's ports after the job has ended.
 std::vector<std::string> bwrap_prefix(const std::vector<Mount>& mounts) {
@@ -48,7 +49,7 @@ std::vector<std::string> bwrap_prefix(const std::vector<Mount>& mounts) {
     if (n > 0) a.insert(a.end(), {"--symlink", std::string(target, std::size_t(n)), path});
     else a.insert(a.end(), {"--bind", path, path});
   }
-  a.insert(a.end(), {"--dev-bind", "/dev", "/dev", "--proc", "/proc", "--bind", "/tmp", "/tmp"});
+  a.insert(a.end(), {"--dev-bind", "/dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"});
   for (const auto& m : mounts)
     if (!m.device) a.insert(a.end(), {m.read_only ? "--ro-bind" : "--bind", m.host, m.container});
   char cwd[PATH_MAX];

@@ -5,9 +5,11 @@
 # image of the profile's kv_events_capability would (SRT_STANDIN_KV_BEHAVIOUR):
 #   offset  capability offset, stand-in offset: each rank binds its own port of its worker's
 #           block, SRT_KV_EVENT_ENDPOINTS lists every rank's port;
-#   relay   capability connect, stand-in connect: the launcher starts one `srt-helper kv-relay`
-#           host step per worker before the workers, every rank connects to it, one endpoint per
-#           worker; the relays end on the teardown's TERM and leave no ingress socket;
+#   relay   capability connect, stand-in connect (ATOM's own publisher, which binds, plus Infera's
+#           hook, which connects): the launcher starts one `srt-helper kv-relay` host step per
+#           worker before the workers, every rank's hook connects to its loopback TCP ingress
+#           from the sandbox (a private /tmp, as enroot's), one endpoint per worker; the relays
+#           end on the teardown's TERM and nothing listens on an ingress afterwards;
 #   seed    the seed port's failure: a verbatim engine (no PR #1316) under an offset Plan dies
 #           with "Address already in use" and the job fails naming it; with the profile saying
 #           the image can do neither (capability none), sbatch refuses the recipe, naming why.
@@ -122,10 +124,15 @@ echo "kv-watch done on every node after $(lab_elapsed "$t0") s"
 /usr/bin/python3 "$HERE/check_kv_watch.py" --plan "$plan" --mode "$mode" "${watchers[@]}" \
   || { launch_show "$jid"; lab_fail "KV events did not reach every subscriber"; }
 
+# Relay mode: ATOM's own publisher still binds in every rank, on the loopback wildcard port the
+# Plan gives it (tcp://127.0.0.1:*), so each rank holds one kernel-chosen port: allowed there,
+# and only there (--ignore-ephemeral); every other listener must be a planned one.
+audit_extra=()
+[[ "$mode" == relay ]] && audit_extra=(--ignore-ephemeral)
 for node in $(scontrol show hostnames "$nodelist"); do
   nsenter --net="/run/netns/$LAB_NETNS_PREFIX-$node" /usr/bin/python3 "$LAUNCH_SRC/tests/tools/port_audit.py" \
     --plan "$plan" --node "$node" --marker 'SLURM_JOB_ID={job_id}' --marker 'SLURM_JOB_NAME={step_name}' \
-    || { launch_show "$jid"; lab_fail "port audit on $node"; }
+    "${audit_extra[@]}" || { launch_show "$jid"; lab_fail "port audit on $node"; }
 done
 echo "port audit clean on every node (kv-event ports included)"
 
@@ -152,8 +159,14 @@ EOF
   for log in "$dir"/logs/*_kv_relay_*.out; do
     grep -q "kv-relay: stopped (signal TERM)" "$log" || { cat "$log"; lab_fail "$(basename "$log") did not stop on TERM"; }
   done
-  left=$(compgen -G "/tmp/srt-kv-$jid-*" || true)
-  [[ -z "$left" ]] || lab_fail "ingress sockets left: $left"
+  # Each relay's ingress is a loopback TCP port of its node (reachable from a container with a
+  # private /tmp): nothing may listen there once the job is over.
+  while read -r node port; do
+    left=$(nsenter --net="/run/netns/$LAB_NETNS_PREFIX-$node" ss -ltnH "sport = :$port")
+    [[ -z "$left" ]] || lab_fail "$node still listens on the ingress port $port: $left"
+  done < <(/usr/bin/python3 -c 'import json, sys
+for p in json.load(open(sys.argv[1]))["processes"]:
+    for port in (p.get("ports") or {}).get("kv_ingress", []): print(p["node"], port)' "$plan")
   echo "relays: $(find "$dir/logs" -name '*_kv_relay_*.out' | wc -l) started before the workers, stopped on TERM, no ingress left"
 fi
 launch_assert_clean "$jid" 10

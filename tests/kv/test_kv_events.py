@@ -15,6 +15,12 @@ import unittest
 import kvlab
 import run_node
 
+
+def listening_ports():
+    """The TCP ports something listens on here (ss -ltnH)."""
+    out = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True, timeout=30, check=True).stdout
+    return {int(f[3].rsplit(":", 1)[1]) for f in (line.split() for line in out.splitlines()) if len(f) > 3}
+
 HEALTH_TIMEOUT = 60
 WATCH_SECONDS = 20
 
@@ -79,16 +85,21 @@ class KvEventsOnOneNode(kvlab.NodeTestCase):
             self.assertEqual(sorted(seen[e]["ranks"]), ["0", "1", "2", "3"], seen[e])
             self.assertEqual(seen[e]["undecodable"], 0)
 
-        # A clean stop: TERM ends each relay with status 0 and removes its ingress socket file.
-        ingresses = [r.proc["argv"][r.proc["argv"].index("--ingress") + 1][len("ipc://"):] for r in relays]
-        for path in ingresses:
-            self.assertTrue(os.path.exists(path), path)
+        # The ingress is a loopback TCP port the relay binds (a container with a private /tmp
+        # shares the host's network), and its ranks' hooks connect there.
+        ingresses = [r.proc["argv"][r.proc["argv"].index("--ingress") + 1] for r in relays]
+        listening = listening_ports()
+        for r, ingress in zip(relays, ingresses):
+            self.assertEqual(ingress, f"tcp://127.0.0.1:{r.proc['ports']['kv_ingress'][0]}")
+            self.assertIn(r.proc["ports"]["kv_ingress"][0], listening, ingress)
+        # A clean stop: TERM ends each relay with status 0 and frees its ingress.
         run_node.stop_all(relays)
         for r in relays:
             self.assertEqual(r.popen.returncode, 0, self.logs([r]))
             self.assertIn("stopped (signal TERM)", r.log_text())
-        for path in ingresses:
-            self.assertFalse(os.path.exists(path), f"{path} left behind")
+        listening = listening_ports()
+        for r in relays:
+            self.assertNotIn(r.proc["ports"]["kv_ingress"][0], listening, f"{r.name}'s ingress still bound")
 
     def test_c_verbatim_engine_collides_in_offset_mode(self):
         plan = self.plan("offset")

@@ -9,8 +9,11 @@ Selected by SRT_STANDIN_KV_BEHAVIOUR in each rank process:
 - ``offset``: ATOM with PR #1316 (vLLM's rule): rank r binds port + r (``_dp{r}`` for
   ipc/inproc), frames are ``[topic, seq(8-byte big-endian), payload]``, and an optional replay
   ROUTER binds ATOM_KV_EVENTS_REPLAY_ENDPOINT + r.
-- ``connect``: ranks *connect* their PUB to the endpoint (Infera PR #121's hook, or vLLM/SGLang
-  with an endpoint without ``*``) so a relay's XSUB can merge them. Same 3-frame framing.
+- ``connect``: an image with Infera's hook (PR #121). ATOM's own publisher is still there and
+  still binds ATOM_KV_EVENTS_ENDPOINT verbatim in every rank (so pointing it at a relay's
+  ingress makes the ranks take the ingress from each other); the hook, when
+  INFERA_ATOM_KV_EVENTS_CONNECT=1, also *connects* a PUB per rank to
+  INFERA_ATOM_KV_EVENTS_ENDPOINT so a relay's XSUB merges them, with the 3-frame framing.
 
 Payloads are msgpack in ATOM's msgspec ``array_like`` + ``tag`` layout:
 EventBatch = [ts, [event...], data_parallel_rank];
@@ -44,6 +47,8 @@ class KvEventsConfig:
         self.hwm = int(env.get("ATOM_KV_EVENTS_HWM", "0") or "0")
         self.buffer_steps = int(env.get("ATOM_KV_EVENTS_BUFFER_STEPS", "10000") or "10000")
         self.replay_endpoint = env.get("ATOM_KV_EVENTS_REPLAY_ENDPOINT", "")
+        self.hook_endpoint = env.get("INFERA_ATOM_KV_EVENTS_ENDPOINT", "")
+        self.hook_connect = env.get("INFERA_ATOM_KV_EVENTS_CONNECT", "0") == "1"
         self.behaviour = env.get("SRT_STANDIN_KV_BEHAVIOUR", "verbatim")
         if self.behaviour not in BEHAVIOURS:
             raise ValueError(f"SRT_STANDIN_KV_BEHAVIOUR must be one of {BEHAVIOURS}, "
@@ -90,10 +95,12 @@ class KvEventPublisher:
         self.socket = ctx.socket(zmq.PUB)
         self.socket.setsockopt(zmq.LINGER, 0)
         self.socket.set_hwm(config.hwm)
+        self.hook = None
         behaviour = config.behaviour
-        if behaviour == "verbatim":
+        if behaviour in ("verbatim", "connect"):
             self.endpoint = config.endpoint
             self.socket.bind(self.endpoint)
+            self.endpoint = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)  # a `*` port resolved
         elif behaviour == "offset":
             self.endpoint = offset_endpoint(config.endpoint, dp_rank)
             self.socket.bind(self.endpoint)
@@ -101,11 +108,13 @@ class KvEventPublisher:
                 self._replay = ctx.socket(zmq.ROUTER)
                 self._replay.setsockopt(zmq.LINGER, 0)
                 self._replay.bind(offset_endpoint(config.replay_endpoint, dp_rank))
-        else:  # connect
-            self.endpoint = config.endpoint
-            self.socket.connect(self.endpoint)
-        log.info("KV event publisher (%s) %s %s for dp_rank=%d", behaviour,
-                 "connected to" if behaviour == "connect" else "bound", self.endpoint, dp_rank)
+        log.info("KV event publisher (%s) bound %s for dp_rank=%d", behaviour, self.endpoint, dp_rank)
+        if behaviour == "connect" and config.hook_connect and config.hook_endpoint:
+            self.hook = ctx.socket(zmq.PUB)
+            self.hook.setsockopt(zmq.LINGER, 0)
+            self.hook.set_hwm(config.hwm)
+            self.hook.connect(config.hook_endpoint)
+            log.info("Infera KV event hook connected to %s for dp_rank=%d", config.hook_endpoint, dp_rank)
 
     @property
     def replay_socket(self):
@@ -115,17 +124,21 @@ class KvEventPublisher:
         if not events:
             return  # ATOM publishes nothing for an empty step
         payload = encode_batch(events, self._dp_rank)
-        if self._config.behaviour == "verbatim":
-            frames = [self._topic, payload] if self._topic else [payload]
-        else:
-            seq = self._seq.to_bytes(8, "big")
-            self._seq += 1
+        seq = self._seq.to_bytes(8, "big")
+        self._seq += 1
+        sequenced = [self._topic, seq, payload]
+        if self._config.behaviour == "offset":
             self._buffer.append((seq, payload))
-            frames = [self._topic, seq, payload]
-        try:
-            self.socket.send_multipart(frames, flags=zmq.NOBLOCK)
-        except zmq.Again:
-            pass  # ATOM drops on a full queue: events are advisory
+            frames = sequenced
+        else:  # ffdf3bb's own publisher
+            frames = [self._topic, payload] if self._topic else [payload]
+        for sock, out in ((self.socket, frames), (self.hook, sequenced)):
+            if sock is None:
+                continue
+            try:
+                sock.send_multipart(out, flags=zmq.NOBLOCK)
+            except zmq.Again:
+                pass  # ATOM drops on a full queue: events are advisory
 
     def serve_replay(self):
         """Answer one replay request ([identity, b'', start_seq]) with every buffered
@@ -141,5 +154,7 @@ class KvEventPublisher:
 
     def close(self):
         self.socket.close(0)
+        if self.hook is not None:
+            self.hook.close(0)
         if self._replay is not None:
             self._replay.close(0)

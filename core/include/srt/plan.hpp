@@ -53,6 +53,7 @@ struct ProcessPorts {
   std::vector<int> handshake;  // Mooncake handshake block, pp x dp x tp wide
   std::vector<int> http;       // the engine's --server-port; the router's public port
   std::vector<int> kv_events;  // a worker's per-rank KV-event block (offset), a kv-relay's output
+  std::vector<int> kv_ingress; // a kv-relay's loopback ingress, which its worker's ranks connect to
   std::vector<int> metrics;    // the router's --prometheus-port
 
   // f(name, ports) for each kind the process binds, in name order.
@@ -60,7 +61,7 @@ struct ProcessPorts {
   void each(F&& f) const {
     const std::pair<const char*, const std::vector<int>*> kinds[] = {
         {"dp_base", &dp_base}, {"dp_master", &dp_master}, {"engine", &engine}, {"handshake", &handshake},
-        {"http", &http}, {"kv_events", &kv_events}, {"metrics", &metrics}};
+        {"http", &http}, {"kv_events", &kv_events}, {"kv_ingress", &kv_ingress}, {"metrics", &metrics}};
     for (const auto& [name, ports] : kinds)
       if (!ports->empty()) f(name, *ports);
   }
@@ -71,7 +72,7 @@ struct ProcessPorts {
   }
   bool operator==(const ProcessPorts& o) const {
     return dp_base == o.dp_base && dp_master == o.dp_master && engine == o.engine && handshake == o.handshake &&
-           http == o.http && kv_events == o.kv_events && metrics == o.metrics;
+           http == o.http && kv_events == o.kv_events && kv_ingress == o.kv_ingress && metrics == o.metrics;
   }
   bool operator!=(const ProcessPorts& o) const { return !(*this == o); }
 };

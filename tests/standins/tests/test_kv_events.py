@@ -110,20 +110,36 @@ class KvEvents(StandinTestCase):
             self.assertEqual(frames[0], b"kv-events")
             self.assertEqual(len(frames[1]), 8)
 
-    def test_connect_ranks_reach_a_relay_xsub(self):
+    def test_connect_ranks_reach_a_relay_xsub_through_the_hook(self):
+        # As the Plan wires relay mode: ATOM's own publisher on a loopback wildcard port (each
+        # rank gets its own), Infera's hook connected to the relay's ingress.
         base = free_port_block(32)
         relay = f"tcp://127.0.0.1:{base + 16}"
         xsub = self.socket(zmq.XSUB)
         xsub.bind(relay)
         xsub.send(b"\x01")  # subscribe to everything, as a relay's XPUB side would forward
-        proc = self.start_dpa_worker("connect", relay, base)
+        proc = self.start_dpa_worker("connect", "tcp://127.0.0.1:*", base,
+                                     INFERA_ATOM_KV_EVENTS_ENDPOINT=relay, INFERA_ATOM_KV_EVENTS_CONNECT=1)
         self.wait_healthy(base, proc)
         seen = collect_ranks(xsub, range(4))
         self.assertEqual(sorted(seen), [0, 1, 2, 3])
+        for frames in seen.values():
+            self.assertEqual(len(frames), 3)  # the hook's [topic, seq, payload]
         pids = tree_pids(proc.pid)
         mine = sorted(p for p, owners in listening_ports().items() if owners & pids)
-        self.assertNotIn(base + 16, mine)  # connecting ranks bind nothing for events
+        self.assertNotIn(base + 16, mine)  # the hook connects; only the relay binds the ingress
 
+    def test_native_publisher_pointed_at_the_ingress_takes_it(self):
+        # The old relay wiring (ATOM_KV_EVENTS_ENDPOINT = the ingress): ATOM's own publisher binds
+        # it in rank 0 and every other rank dies with Address already in use.
+        base = free_port_block(32)
+        ingress = f"tcp://127.0.0.1:{base + 16}"
+        proc = self.start_dpa_worker("connect", ingress, base, SRT_STANDIN_LOAD_SECONDS=0.5,
+                                     INFERA_ATOM_KV_EVENTS_ENDPOINT=ingress, INFERA_ATOM_KV_EVENTS_CONNECT=1)
+        code = proc.wait(60)
+        self.assertIsNotNone(code, "server did not exit")
+        self.assertNotEqual(code, 0)
+        self.assertIn("Address already in use", proc.output())
 
 if __name__ == "__main__":
     unittest.main()

@@ -86,7 +86,7 @@ TEST_CASE("offset: each worker gets a block as wide as its ranks, the Plan adver
   }
 }
 
-TEST_CASE("relay: one kv-relay per worker on its node, distinct ingress files and ports") {
+TEST_CASE("relay: one kv-relay per worker on its node, distinct loopback ingress ports") {
   const srt::Plan plan = plan_with(two_workers_per_node(), "connect");
   REQUIRE(plan.kv_events_mode == srt::KvMode::relay);
   CHECK(plan.kv_event_endpoints.size() == 4);
@@ -95,18 +95,23 @@ TEST_CASE("relay: one kv-relay per worker on its node, distinct ingress files an
     const srt::Process& w = *plan.find(name);
     const srt::Process* relay = plan.find(std::string("kv-relay:") + name);
     REQUIRE(relay);
-    CHECK(relay->node_index == w.node_index);  // ipc ingress: the relay must share the node
+    CHECK(relay->node_index == w.node_index);  // loopback ingress: the relay must share the node
     CHECK(w.ports.kv_events.empty());   // ranks connect; only the relay binds
-    const std::string ingress = env_of(w, "ATOM_KV_EVENTS_ENDPOINT");
-    CHECK(ingress.rfind("ipc:///tmp/srt-kv-4242-", 0) == 0);
+    // TCP on loopback, reachable from a container with a private /tmp that shares the host's
+    // network (pyxis); the relay binds it, so it is one of the relay's planned ports.
+    REQUIRE(relay->ports.kv_ingress.size() == 1);
+    const std::string ingress = "tcp://127.0.0.1:" + std::to_string(relay->ports.kv_ingress[0]);
     CHECK(env_of(w, "INFERA_ATOM_KV_EVENTS_ENDPOINT") == ingress);
+    CHECK(env_of(w, "INFERA_ATOM_KV_EVENTS_CONNECT") == "1");
+    // ATOM's native publisher binds in every rank: never the ingress, never one fixed port.
+    CHECK(env_of(w, "ATOM_KV_EVENTS_ENDPOINT") == "tcp://127.0.0.1:*");
     // It binds the node's address, the one the Plan advertises, not every interface (issue 23).
     const std::string advertised = "tcp://" + plan.nodes.at(std::size_t(relay->node_index)).address + ":" +
                                    std::to_string(relay->ports.kv_events[0]);
     CHECK(advertised.rfind("tcp://10.0.0.", 0) == 0);
     CHECK(std::count(plan.kv_event_endpoints.begin(), plan.kv_event_endpoints.end(), advertised) == 1);
     CHECK(relay->argv == std::vector<std::string>{"srt-helper", "kv-relay", "--ingress", ingress, "--bind", advertised});
-    ingresses.insert(ingress);
+    ingresses.insert(relay->node + " " + ingress);  // each node's loopback is its own
   }
   CHECK(ingresses.size() == 4);
   require_no_shared_port(plan);
