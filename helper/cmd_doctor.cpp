@@ -54,7 +54,8 @@ void run_doctor(const DoctorArgs& args) {
       check_rdma(report, profile, topology, args.sysfs);
     }
     check_ports(report, profile, args.procfs);
-    check_data_network(report, this_node(args.node), profile);
+    const char* slurmd_name = std::getenv("SLURMD_NODENAME");
+    check_data_network(report, this_node(args.node), !args.node.empty() || (slurmd_name && *slurmd_name), profile);
   }
   // A node that passes is ready for a first job: the smoke recipe proves the whole chain
   // (containers, ports, Mooncake, router, benchmark, results) in minutes, where a DeepSeek-V4

@@ -37,7 +37,8 @@ bool check_topology(Report& report, const std::string& xml, const std::string& s
 void check_partition_mode(Report& report, const NodeTopology& topology);
 void check_ports(Report& report, const Profile& profile, const std::string& procfs_root);
 void check_rdma(Report& report, const Profile& profile, const NodeTopology& topology, const std::string& sysfs_root);
-// `node` is this node's Slurm name (doctor's --node, $SLURMD_NODENAME, else the host name).
-void check_data_network(Report& report, const std::string& node, const Profile& profile);
+// `node` is this node's Slurm name (doctor's --node or $SLURMD_NODENAME: `known`), else the host
+// name, which may be a login node's: then a problem is a warning, not a failure.
+void check_data_network(Report& report, const std::string& node, bool known, const Profile& profile);
 
 }  // namespace srt::doctor

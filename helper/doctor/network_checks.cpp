@@ -23,24 +23,32 @@ std::string one_line(const Error& e) {
 
 }  // namespace
 
-void check_data_network(Report& report, const std::string& node, const Profile& profile) {
+void check_data_network(Report& report, const std::string& node, bool known, const Profile& profile) {
   const std::string name = "data-network";
   if (node.empty()) {
     report.warn(name, "no node name to check", "run it in a step on the node (srun -w NODE) or pass --node NODE");
     return;
   }
+  // Run by hand on a login node, the host name may be no compute node's: say what a job on a
+  // node of that name would meet, without failing the host.
+  auto problem = [&](const std::string& message, const std::string& fix) {
+    if (known) report.fail(name, message, fix);
+    else
+      report.warn(name, message + " (if " + node + " is a compute node)",
+                  fix + "; on a compute node, check it in a step: srun -w NODE srt-helper doctor");
+  };
   const DataAddresses found = slurmapi::preview_addresses({node}, profile);
   if (!found.problems.empty()) {
     const Diagnostic& d = found.problems.front();
-    report.fail(name, d.message, d.hint);
+    problem(d.message, d.hint);
     return;
   }
   const std::string address = found.by_node.at(node);
   if (is_loopback_ipv4(address) && profile.node_addresses.count(node) == 0) {
-    report.fail(name, "node " + node + ": " + data_network_name(profile, node) + " resolves to " + address +
-                          ", a loopback address no other node can reach: every job of more than one node fails",
-                "make the name resolve to the node's data-network address (Debian's /etc/hosts maps the host's own "
-                "name to 127.0.1.1), or set data_network.name_pattern / node_addresses in the profile");
+    problem("node " + node + ": " + data_network_name(profile, node) + " resolves to " + address +
+                ", a loopback address no other node can reach: every job of more than one node fails",
+            "make the name resolve to the node's data-network address (Debian's /etc/hosts maps the host's own "
+            "name to 127.0.1.1), or set data_network.name_pattern / node_addresses in the profile");
     return;
   }
   const std::vector<LocalInterface> interfaces = slurmapi::local_interfaces();
@@ -48,7 +56,7 @@ void check_data_network(Report& report, const std::string& node, const Profile& 
   try {
     carrier = &own_data_interface(node, address, profile, interfaces);
   } catch (const Error& e) {
-    report.fail(name, one_line(e), "every worker step on this node would fail with this message");
+    problem(one_line(e), "every worker step on this node would fail with this message");
     return;
   }
   std::vector<std::string> details;

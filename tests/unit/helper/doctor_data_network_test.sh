@@ -42,5 +42,21 @@ check localhost "" FAIL 'node localhost: localhost resolves to 127\.0\.0\.1, a l
 check n1 "node_addresses: {n1: 127.0.0.1}
 data_network: {cidr: 10.20.0.0/16}" FAIL 'outside data_network\.cidr 10\.20\.0\.0/16'
 
+# Without --node or $SLURMD_NODENAME the node is the host name, maybe a login node's: a name it
+# gives no address is a warning there, not a failure (here: a pattern nothing resolves).
+printf '%s\n' "cluster: test" "data_network: {name_pattern: '{node}.srt-no-such-domain.invalid'}" >"$tmp/cluster.yaml"
+env -u SLURMD_NODENAME "$helper" doctor --json --profile "$tmp/cluster.yaml" --xml "$fixture" --plugstack /nonexistent \
+  >"$tmp/out.json" 2>"$tmp/err"
+got=$(/usr/bin/python3 -c '
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "data-network"]
+print(c[0]["status"] + " " + c[0]["message"] if c else "missing")' "$tmp/out.json")
+if [[ "$got" == "warn "*"does not resolve"*"(if "*" is a compute node)" ]]; then
+  echo "as expected: the host name: $got"
+else
+  echo "FAIL: on the host name, want a warning saying it does not resolve, got: $got"
+  failures=$((failures + 1))
+fi
+
 (( failures == 0 )) && echo "PASS: doctor's data-network check"
 exit $(( failures > 0 ))
