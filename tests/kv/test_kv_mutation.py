@@ -5,7 +5,8 @@ ports unique across every process on the node).
 (i) as planned, both are healthy and the listening-port audit of the node is clean;
 (ii) without any ONE port-carrying flag or variable (on both workers, as a Plan that forgot to
 render it would do), ATOM's default is used twice and a worker dies with "Address already in
-use". ATOM_DP_BASE_PORT is the exception: unset, ATOM picks a random free port (the stand-in
+use"; so does a Plan whose handshake block is one port narrower than ATOM's pp x dp x tp ranks
+(issue 22, item 1). ATOM_DP_BASE_PORT is the exception: unset, ATOM picks a random free port (the stand-in
 binds none), so nothing collides — the audit is what catches the Plan port nobody holds.
 """
 
@@ -38,6 +39,27 @@ def drop_handshake_port(proc):
     del config["handshake_port"]
     argv[i] = json.dumps(config)
     return proc
+
+
+def narrower_handshake_block(plan, worker):
+    """A Plan whose allocator made `worker`'s Mooncake handshake block one port narrower: the port
+    after the shortened block goes to whatever the allocator served next (the process holding the
+    block's old successor gets the freed port instead). ATOM still binds handshake_port + offset
+    for every rank, so the last rank lands on that process's port."""
+    w = next(p for p in plan["processes"] if p["name"] == worker)
+    freed = max(w["ports"]["handshake"])
+    successor = freed + 1
+    token = re.compile(rf"(?<!\d){successor}(?!\d)")
+
+    def edit(proc):
+        if successor not in [x for v in proc["ports"].values() for x in v]:
+            return proc
+        proc["argv"] = [token.sub(str(freed), a) for a in proc["argv"]]
+        proc["env"] = {k: token.sub(str(freed), v) for k, v in proc["env"].items()}
+        for kind, ports in proc["ports"].items():
+            proc["ports"][kind] = [freed if x == successor else x for x in ports]
+        return proc
+    return edit
 
 
 def drop_env(name):
@@ -96,6 +118,9 @@ class PortMutations(kvlab.NodeTestCase):
 
     def test_without_handshake_port(self):
         self.assert_collision(drop_handshake_port)
+
+    def test_handshake_block_one_port_narrower(self):
+        self.assert_collision(narrower_handshake_block(self.plan, "prefill:0"))
 
     def test_without_dp_master_port(self):
         self.assert_collision(drop_env("ATOM_DP_MASTER_PORT"))
