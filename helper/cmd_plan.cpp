@@ -1,8 +1,8 @@
 // srt-helper plan: the Plan for a recipe on a node list, as a table or as JSON (a contract).
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
