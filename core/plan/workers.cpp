@@ -1,9 +1,8 @@
-#include <arpa/inet.h>
-
 #include <string>
 
 #include "flags.hpp"
 #include "processes.hpp"
+#include "srt/data_network.hpp"
 #include "srt/error.hpp"
 #include "srt/join.hpp"
 
@@ -24,10 +23,7 @@ int int_flag(const Json& config, const std::vector<std::string>& names, int fall
 // Where a kv-relay listens: the node's address, the one kv_event_endpoints advertise, so the
 // relay is reachable there and not on every interface of the node (issue 23). libzmq binds only
 // interface names and IP literals, so a node known only by its name keeps `*`.
-std::string relay_bind_host(const std::string& address) {
-  in_addr parsed{};
-  return ::inet_pton(AF_INET, address.c_str(), &parsed) == 1 ? address : "*";
-}
+std::string relay_bind_host(const std::string& address) { return is_ipv4_address(address) ? address : "*"; }
 
 const char* kv_role(WorkerMode m) {
   return m == WorkerMode::prefill ? "kv_producer" : "kv_consumer";
