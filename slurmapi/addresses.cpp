@@ -71,11 +71,4 @@ std::vector<LocalInterface> local_interfaces() {
   return out;
 }
 
-std::string interface_address(const std::string& interface) {
-  if (interface.empty()) return "";
-  for (const auto& i : local_interfaces())
-    if (i.name == interface) return i.address;
-  return "";
-}
-
 }  // namespace srt::slurmapi

@@ -27,7 +27,4 @@ DataAddresses preview_addresses(const std::vector<std::string>& nodes, const Pro
 // (/sys/class/net/IF/speed; -1 where the link has none, as virtual ones).
 std::vector<LocalInterface> local_interfaces();
 
-// This node's IPv4 address on `interface` ("" when the interface has none or does not exist).
-std::string interface_address(const std::string& interface);
-
 }  // namespace srt::slurmapi

@@ -21,7 +21,7 @@ struct NodeGrant {
   std::string visible_devices;  // the value of the profile's visible_devices_env Slurm set ("" = none)
   std::string node_gpus;        // SLURM_STEP_GPUS / SLURM_JOB_GPUS ("" = unknown)
   std::string cpus;             // CPU list the step may use ("" = all)
-  std::string host_ip;          // address on the profile's network_interface ("" = the Plan's)
+  std::string host_ip;          // the node's data address, checked on its own interfaces ("" = the Plan's)
 };
 
 // A worker step's per-node binding (DESIGN "How ATOM really runs"): the GPU-visibility set, the

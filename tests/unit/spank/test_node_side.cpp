@@ -160,7 +160,7 @@ TEST_CASE("a worker step gets the worker's environment and binding from the node
     srt::StepEnvironment want = srt::step_environment(plan, w->node_index, step);
     srt::NodeGrant grant;
     grant.visible_devices = grant.node_gpus = "0,1,2,3,4,5,6,7";
-    grant.host_ip = srt::slurmapi::interface_address(profile.network_interface);
+    grant.host_ip = plan.nodes.at(std::size_t(w->node_index)).address;  // the node's own: the step checks it
     srt::TopologyOptions topo;
     topo.xml_path = kTopology;
     srt::bind_step(want, srt::load_topology(topo), grant, profile);
