@@ -25,14 +25,19 @@ struct DoctorArgs {
 };
 
 // This node's Slurm name: --node, else slurmd's (a step on the node), else the host name, which
-// is the node name on most clusters (doctor is an admin's tool; the plugin never guesses).
-std::string this_node(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
+// is the node name on most clusters (doctor is an admin's tool; the plugin never guesses). Only
+// the first two are known to be a compute node's.
+struct NodeName {
+  std::string name;
+  bool known = false;
+};
+NodeName this_node(const std::string& given) {
+  if (!given.empty()) return {given, true};
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return {n, true};
   char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) return "";
-  std::string name = host;
-  return name.substr(0, name.find('.'));
+  if (gethostname(host, sizeof host - 1) != 0) return {};
+  const std::string name = host;
+  return {name.substr(0, name.find('.')), false};
 }
 
 void run_doctor(const DoctorArgs& args) {
@@ -54,8 +59,8 @@ void run_doctor(const DoctorArgs& args) {
       check_rdma(report, profile, topology, args.sysfs);
     }
     check_ports(report, profile, args.procfs);
-    const char* slurmd_name = std::getenv("SLURMD_NODENAME");
-    check_data_network(report, this_node(args.node), !args.node.empty() || (slurmd_name && *slurmd_name), profile);
+    const NodeName node = this_node(args.node);
+    check_data_network(report, node.name, node.known, profile);
   }
   // A node that passes is ready for a first job: the smoke recipe proves the whole chain
   // (containers, ports, Mooncake, router, benchmark, results) in minutes, where a DeepSeek-V4
