@@ -38,15 +38,19 @@ cleanup() {  # never fails: under set -e a failing kill here would become the te
 trap cleanup EXIT
 fail() { echo "FAIL: $case: $*" >&2; [[ -f "$work/out" ]] && sed 's/^/    /' "$work/out" >&2; exit 1; }
 
-# Ports of their own (41000-41799, the router on 41900): nothing else on a CI machine uses them.
-port_base=41000
+# Ports of their own (31000-31799, the router on 31900): nothing else on a CI machine uses them,
+# and below the kernel's ephemeral range (32768-60999). Inside it, a client socket of an earlier
+# case (or of anything on the host) may have been given a planned port as its own: in TIME_WAIT
+# it holds that port for 60 s, and a bind fails even with SO_REUSEADDR (the client did not set
+# it), so the port check rightly calls the port taken (seen in CI: three cases in a row failed).
+port_base=31000
 mkdir -p "$work/bin" "$work/pids" "$work/results"
 cp "$here/srun" "$here/fake_step.py" "$work/bin/"
 printf '#!/bin/sh\nexit 0\n' > "$work/bin/squeue"   # no step ids: the launcher signals its sruns
 printf '#!/bin/sh\nexit 0\n' > "$work/bin/scancel"
 chmod 755 "$work/bin/"*
 
-# A Slurm configuration whose slurmctld does not answer (nothing listens on 41950): the launcher
+# A Slurm configuration whose slurmctld does not answer (nothing listens on 31950): the launcher
 # asks libslurm whether a step's end or a signal is a node failure, and without any
 # configuration libslurm's fatal() would end the process before its teardown.
 cat > "$work/slurm.conf" <<CONF
