@@ -1,6 +1,8 @@
 #include "srt/contract.hpp"
 
-#include <openssl/evp.h>
+#include <nettle/base64.h>
+
+#include <cstdint>
 
 #include "processes.hpp"
 #include "srt/error.hpp"
@@ -65,10 +67,8 @@ std::string encode_snapshot(const Snapshot& s) {
   Json j = {{"v", 1}, {"recipe_path", s.recipe_path}, {"recipe", s.recipe_text}, {"profile_digest", s.profile_digest}};
   if (!s.variant_selector.empty()) j["variant"] = {{"selector", s.variant_selector}, {"name", s.variant_name}};
   const std::string raw = j.dump();
-  std::string out(4 * ((raw.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(raw.data()), int(raw.size()));
-  out.resize(std::size_t(n));
+  std::string out(BASE64_ENCODE_RAW_LENGTH(raw.size()), '\0');
+  base64_encode_raw(out.data(), raw.size(), reinterpret_cast<const std::uint8_t*>(raw.data()));
   if (out.size() > kMaxSnapshotBytes)
     fail("the recipe is too large to carry into the job (" + std::to_string(raw.size()) + " bytes)",
          "keep recipes under " + std::to_string(kMaxSnapshotBytes * 3 / 4 / 1024) + " KiB");
@@ -78,13 +78,15 @@ std::string encode_snapshot(const Snapshot& s) {
 Snapshot decode_snapshot(const std::string& encoded) {
   const auto bad = [] { fail("the job's recipe snapshot is damaged", "resubmit the job with --srt-recipe"); };
   if (encoded.empty() || encoded.size() > kMaxSnapshotBytes || encoded.size() % 4 != 0) bad();
-  std::string raw(encoded.size() / 4 * 3 + 1, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
-                                reinterpret_cast<const unsigned char*>(encoded.data()), int(encoded.size()));
-  if (n < 0) bad();
-  std::size_t len = std::size_t(n);
-  // EVP_DecodeBlock counts base64 padding as zero bytes; drop them.
-  for (std::size_t i = encoded.size(); i > 0 && encoded[i - 1] == '='; --i) --len;
+  // Nettle's decoder (no libcrypto in slurmstepd: issue 25) refuses any byte outside the
+  // alphabet and checks the padding in base64_decode_final.
+  std::string raw(BASE64_DECODE_LENGTH(encoded.size()), '\0');
+  base64_decode_ctx ctx;
+  base64_decode_init(&ctx);
+  std::size_t len = raw.size();
+  if (base64_decode_update(&ctx, &len, reinterpret_cast<std::uint8_t*>(raw.data()), encoded.size(), encoded.data()) != 1 ||
+      base64_decode_final(&ctx) != 1)
+    bad();
   raw.resize(len);
   Snapshot s;
   try {

@@ -13,9 +13,11 @@ Then the callbacks themselves, timed inside the plugin (its `timing` plugstack a
 prints the local ones, each node's slurmd log gets the remote ones (slurmstepd's).
 
 Then the memory the implementation adds to slurmstepd: `srun -N3 [--srt-recipe] sleep`, and the
-VmHWM of one of that step's slurmstepds, with and without the option.
+VmHWM of one of that step's slurmstepds, with and without the option, and the shared libraries
+the option adds to that slurmstepd's /proc/PID/maps.
 
-Prints one table; exits non-zero only if a run fails (never on a time).
+Prints one table; exits non-zero if a run fails or the implementation brings a library into
+slurmstepd that it must not (NOT_IN_STEPD: a fact of the build, not a time), never on a time.
   lab_cost.py --base BASE --spank "/abs/spank_srt.so args" --recipe R [--runs N] [--rss-runs N]
 """
 import argparse
@@ -29,6 +31,8 @@ import sys
 import time
 
 RUN_TIMEOUT = 60
+# Libraries the implementation must not bring into slurmstepd (issue 25): SHA-256 is Nettle's.
+NOT_IN_STEPD = ("libcrypto",)
 
 
 def lab_env(base):
@@ -94,8 +98,16 @@ def measure_callbacks(variant, nodes, recipe, env, base, n):
     return found
 
 
+def mapped_libraries(pid):
+    """The shared objects process PID maps, by file name ("libc.so.6")."""
+    with open(f"/proc/{pid}/maps") as f:
+        paths = {line.split(None, 5)[5].strip() for line in f if len(line.split(None, 5)) == 6}
+    return {os.path.basename(p) for p in paths if p.startswith("/") and ".so" in os.path.basename(p)}
+
+
 def step_rss_kib(job_name, env, srun, timeout=45.0):
-    """VmRSS and VmHWM (KiB) of the slurmstepd running job JOB_NAME's step 0, by its title."""
+    """VmRSS, VmHWM (KiB) and mapped libraries of the slurmstepd running job JOB_NAME's step 0,
+    found by its title."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if srun.poll() is not None:
@@ -119,7 +131,8 @@ def step_rss_kib(job_name, env, srun, timeout=45.0):
                             k, _, v = line.partition(":")
                             fields[k] = v.strip()
                     if "VmRSS" in fields:
-                        return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+                        return (int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0]),
+                                mapped_libraries(pid))
                 except OSError:
                     continue
         time.sleep(0.1)
@@ -196,14 +209,24 @@ def main():
             xs = calls[v].get(k)
             cells.append(f"{statistics.median(xs):.1f}" if xs else "-")
         print(f"  {k[0] + ' ' + k[1]:<24} {cells[0]:>10} {cells[1]:>13}")
-    r_loader = statistics.median(h for _, h in rss["loader"])
-    r_recipe = statistics.median(h for _, h in rss["recipe"])
+    r_loader = statistics.median(h for _, h, _ in rss["loader"])
+    r_recipe = statistics.median(h for _, h, _ in rss["recipe"])
+    added = sorted(set().union(*(m for _, _, m in rss["recipe"])) -
+                   set().union(*(m for _, _, m in rss["loader"])))
     print("slurmstepd peak RSS (VmHWM, KiB, median of %d)" % a.rss_runs)
     print(f"  without --srt-recipe {r_loader:8.0f}")
     print(f"  with --srt-recipe    {r_recipe:8.0f}   (+{(r_recipe - r_loader) / 1024:.1f} MiB)")
+    print(f"  libraries --srt-recipe adds to slurmstepd's maps: {' '.join(added) or '(none)'}")
+    banned = [lib for lib in added if lib.startswith(NOT_IN_STEPD)]
     print(f"RESULT loader_ratio={med['loader'] / med['none']:.3f} "
           f"recipe_ratio={med['recipe'] / med['none']:.3f} "
-          f"stepd_added_mib={(r_recipe - r_loader) / 1024:.1f}")
+          f"stepd_added_mib={(r_recipe - r_loader) / 1024:.1f} stepd_added_libs={len(added)}")
+    if not any(lib.startswith("srt_spank_impl") for lib in added):
+        sys.exit("lab_cost: no slurmstepd of a --srt-recipe step mapped srt_spank_impl.so: the maps "
+                 "check above would prove nothing")
+    if banned:
+        sys.exit(f"lab_cost: the implementation brings {' '.join(banned)} into slurmstepd "
+                 f"(not allowed: {', '.join(NOT_IN_STEPD)})")
 
 
 if __name__ == "__main__":

@@ -10,16 +10,18 @@ fail() { echo "FAIL: $*" >&2; status=1; }
 
 # Why each list: the loader is loaded by every Slurm command on every host, so it may need
 # nothing a bare node lacks (DESIGN "SPANK plugin behaviour"); the implementation is loaded into
-# Slurm processes, so it must not bring a second libslurm (it uses the host's libslurmfull);
+# Slurm processes, so it must not bring a second libslurm (it uses the host's libslurmfull), and
+# into every slurmstepd of a recipe job, so it brings no libcrypto (SHA-256 is Nettle's: issue 25);
 # srt-helper is an ordinary program and links libslurm.
 allowed_for() {
   local libc='libc\.so\.6|libdl\.so\.2|libpthread\.so\.0|libm\.so\.6|ld-linux-x86-64\.so\.2'
   local cxx='libstdc\+\+\.so\.6|libgcc_s\.so\.1'
-  local libs='libyaml-cpp\.so\.[0-9.]+|libhwloc\.so\.[0-9]+|libcrypto\.so\.[0-9]+|libzmq\.so\.[0-9]+|libfmt\.so\.[0-9.]+|libspdlog\.so\.[0-9.]+|libcurl\.so\.[0-9]+'
+  local core='libyaml-cpp\.so\.[0-9.]+|libhwloc\.so\.[0-9]+|libnettle\.so\.[0-9]+'
+  local helper='libzmq\.so\.[0-9]+|libfmt\.so\.[0-9.]+|libspdlog\.so\.[0-9.]+|libcurl\.so\.[0-9]+|libslurm\.so\.[0-9]+|libcpp-httplib\.so\.[0-9.]+|libssl\.so\.[0-9]+|libcrypto\.so\.[0-9]+|libz\.so\.1'
   case "$1" in
     spank_srt.so) echo '^(libc\.so\.6|libdl\.so\.2)$' ;;
-    srt_spank_impl.so) echo "^($libc|$cxx|$libs)\$" ;;
-    srt-helper) echo "^($libc|$cxx|$libs|libslurm\\.so\\.[0-9]+|libcpp-httplib\\.so\\.[0-9.]+|libssl\\.so\\.[0-9]+|libz\\.so\\.1)\$" ;;
+    srt_spank_impl.so) echo "^($libc|$cxx|$core)\$" ;;
+    srt-helper) echo "^($libc|$cxx|$core|$helper)\$" ;;
     srt-exec) echo '^$' ;;
     *) echo '' ;;
   esac
