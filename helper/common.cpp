@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -145,6 +147,14 @@ std::string this_node_name(const std::string& given) {
   ::gethostname(host, sizeof host - 1);
   const std::string h = host;
   return h.substr(0, h.find('.'));
+}
+
+std::string executable_dir() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  const std::string path(buf, std::size_t(n));
+  return path.substr(0, path.rfind('/'));
 }
 
 }  // namespace srt::helper

@@ -70,12 +70,17 @@ void print_warnings(const std::vector<Diagnostic>& warnings);
 // and each such node is a warning saying that a job would fail there. Returns the addresses.
 std::map<std::string, std::string> warn_preview_addresses(DataAddresses found);
 
+// print_warnings, skipping those already in `shown` (and adding the rest): a variants file's
+// warnings are every variant's, and are printed once.
+void print_warnings_once(const std::vector<Diagnostic>& warnings, std::vector<std::string>& shown);
+
 // The node a per-node task runs on, as Slurm names it (the Plan's names are Slurm's): `given`,
 // else $SLURMD_NODENAME, else the host name up to its first dot.
 std::string this_node_name(const std::string& given);
-// The same, skipping those already in `shown` (and adding the rest): a variants file's warnings
-// are every variant's, and are printed once.
-void print_warnings_once(const std::vector<Diagnostic>& warnings, std::vector<std::string>& shown);
+
+// The directory srt-helper runs from (/proc/self/exe), "" when unknown: in a build tree,
+// srt-exec and srt-helper-jobstep.so lie beside it.
+std::string executable_dir();
 
 // "note: PATH: srtctl knows these, srt-spank cannot launch them yet: ..." on stderr, when the
 // recipe has such keys.

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "commands.hpp"
+#include "jobstep_module.hpp"
 #include "srt/error.hpp"
 
 namespace srt::helper {
@@ -30,9 +31,6 @@ int main(int argc, char** argv) {
   add_plan(app);
   add_report(app);
   add_doctor(app);
-  add_launch(app);
-  add_kv_relay(app);
-  add_kv_watch(app);
   add_submit(app);
   add_run(app);
   add_preflight(app);
@@ -40,7 +38,11 @@ int main(int argc, char** argv) {
   add_gpu_check(app);
   add_migrate(app);
 
+  // launch, kv-relay and kv-watch: their module's exit_code, when it was loaded.
+  int* jobstep_exit_code = nullptr;
+  const auto code = [&] { return exit_code != 0 || !jobstep_exit_code ? exit_code : *jobstep_exit_code; };
   try {
+    jobstep_exit_code = add_jobstep_commands(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // CLI11 exits 0 for --help/--version and 106+ for usage errors; usage is 2 here.
@@ -48,10 +50,10 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   } catch (const srt::Error& e) {
     std::fprintf(stderr, "srt-helper: %s\n", e.what());
-    return exit_code != 0 ? exit_code : 1;
+    return code() != 0 ? code() : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "srt-helper: %s\n", e.what());
     return 2;
   }
-  return exit_code;
+  return code();
 }

@@ -14,14 +14,6 @@ namespace srt::run {
 
 namespace {
 
-std::string self_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  std::string path(buf, std::size_t(n));
-  return path.substr(0, path.rfind('/'));
-}
-
 // With --set/--unset the effective recipe goes to a file of its own, so the plugin validates and
 // snapshots exactly what runs. Not beside the original: in a shared recipe directory anyone could
 // plant <recipe>.srt-effective.yaml as a symlink, or swap the file before sbatch reads it (issue
@@ -39,7 +31,7 @@ std::string write_effective_recipe(const helper::TempDir& tmp, const Recipe& rec
 }  // namespace
 
 std::string find_job_script() {
-  const std::string beside = self_dir() + "/srt-job";
+  const std::string beside = helper::executable_dir() + "/srt-job";
   if (access(beside.c_str(), X_OK) == 0) return beside;
   return "srt-job";  // sbatch looks it up on PATH
 }

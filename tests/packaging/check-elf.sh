@@ -12,16 +12,20 @@ fail() { echo "FAIL: $*" >&2; status=1; }
 # nothing a bare node lacks (DESIGN "SPANK plugin behaviour"); the implementation is loaded into
 # Slurm processes, so it must not bring a second libslurm (it uses the host's libslurmfull), and
 # into every slurmstepd of a recipe job, so it brings no libcrypto (SHA-256 is Nettle's: issue 25);
-# srt-helper is an ordinary program and links libslurm.
+# srt-helper is an ordinary program and links libslurm, but none of the job-step libraries
+# (ZeroMQ, cpp-httplib and its OpenSSL, spdlog's fmt): those are srt-helper-jobstep.so's, loaded
+# only by launch, kv-relay and kv-watch (issue 25).
 allowed_for() {
   local libc='libc\.so\.6|libdl\.so\.2|libpthread\.so\.0|libm\.so\.6|ld-linux-x86-64\.so\.2'
   local cxx='libstdc\+\+\.so\.6|libgcc_s\.so\.1'
   local core='libyaml-cpp\.so\.[0-9.]+|libhwloc\.so\.[0-9]+|libnettle\.so\.[0-9]+'
-  local helper='libzmq\.so\.[0-9]+|libfmt\.so\.[0-9.]+|libspdlog\.so\.[0-9.]+|libcurl\.so\.[0-9]+|libslurm\.so\.[0-9]+|libcpp-httplib\.so\.[0-9.]+|libssl\.so\.[0-9]+|libcrypto\.so\.[0-9]+|libz\.so\.1'
+  local slurm='libslurm\.so\.[0-9]+'
+  local jobstep='libzmq\.so\.[0-9]+|libfmt\.so\.[0-9.]+|libspdlog\.so\.[0-9.]+|libcpp-httplib\.so\.[0-9.]+|libssl\.so\.[0-9]+|libcrypto\.so\.[0-9]+|libz\.so\.1'
   case "$1" in
     spank_srt.so) echo '^(libc\.so\.6|libdl\.so\.2)$' ;;
     srt_spank_impl.so) echo "^($libc|$cxx|$core)\$" ;;
-    srt-helper) echo "^($libc|$cxx|$core|$helper)\$" ;;
+    srt-helper) echo "^($libc|$cxx|$core|$slurm)\$" ;;
+    srt-helper-jobstep.so) echo "^($libc|$cxx|$core|$slurm|$jobstep)\$" ;;
     srt-exec) echo '^$' ;;
     *) echo '' ;;
   esac
