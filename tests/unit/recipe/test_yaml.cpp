@@ -30,6 +30,14 @@ TEST_CASE("plain scalars resolve as PyYAML's YAML 1.1 resolver does", "[yaml]") 
   CHECK(value_of("1:30") == Json(90));
   CHECK(value_of("190:20:30") == Json(685230));
   CHECK(value_of("+12") == Json(12));
+  // Plain decimals (resolved without a regex) and the edges next to them (with one).
+  CHECK(value_of("0") == Json(0));
+  CHECK(value_of("-0") == Json(0));
+  CHECK(value_of("8192") == Json(8192));
+  CHECK(value_of("-45") == Json(-45));
+  CHECK(value_of("00") == Json(0));  // octal
+  CHECK(value_of("+") == Json("+"));
+  CHECK(value_of("12a") == Json("12a"));
   CHECK(value_of("09") == Json("09"));  // not octal, not decimal: text
   CHECK(value_of("1e3") == Json("1e3"));  // PyYAML's float needs a dot
   CHECK(value_of("1.0e3") == Json("1.0e3"));  // ... and a signed exponent
