@@ -1,5 +1,6 @@
-// Per-node topology cache: hwloc XML keyed by boot id. slurmstepd reads it for every task of
-// every srt job, so a full hwloc discovery (sysfs walk, tens of ms) happens once per boot.
+// Per-node topology cache: the derived inventory (inventory_cache.cpp) keyed by boot id.
+// slurmstepd reads it for every task of every srt job, so a full hwloc discovery (sysfs walk,
+// tens of ms) happens once per boot.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@ std::string checked_boot_id(const std::string& id) {
   return id;
 }
 
-std::string cache_name(const std::string& boot_id) { return "topology-" + checked_boot_id(boot_id) + ".xml"; }
+std::string cache_name(const std::string& boot_id) { return "topology-" + checked_boot_id(boot_id) + ".json"; }
 
 bool trusted_owner(uid_t uid) { return uid == 0 || uid == ::geteuid(); }
 
@@ -78,20 +79,20 @@ std::optional<std::string> read_topology_cache(const std::string& dir, const std
   if (!trusted_owner(st.st_uid) || (st.st_mode & (S_IWGRP | S_IWOTH)))
     fail("topology cache '" + dir + "/" + name + "' is owned by uid " + std::to_string(st.st_uid) +
          " or writable by others", "remove it; it is rebuilt on the next discovery");
-  constexpr off_t max_bytes = 64 << 20;  // real nodes export well under 1 MB
+  constexpr off_t max_bytes = 1 << 20;  // an 8-GPU node's inventory is ~3 KB, 1024 devices ~250 KB
   if (st.st_size > max_bytes) fail("topology cache '" + dir + "/" + name + "' is implausibly large");
-  std::string xml(static_cast<std::size_t>(st.st_size), '\0');
+  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t got = 0;
-  while (got < xml.size()) {
-    ssize_t n = ::read(fd.get(), &xml[got], xml.size() - got);
+  while (got < bytes.size()) {
+    ssize_t n = ::read(fd.get(), &bytes[got], bytes.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail("cannot read topology cache '" + dir + "/" + name + "': " + errtext());
     got += static_cast<std::size_t>(n);
   }
-  return xml;
+  return bytes;
 }
 
-void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& xml) {
+void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& bytes) {
   UniqueFd dfd = open_cache_dir(dir, true);
   const std::string name = cache_name(boot_id);
   std::random_device rd;
@@ -99,8 +100,8 @@ void write_topology_cache(const std::string& dir, const std::string& boot_id, co
   UniqueFd fd(::openat(dfd.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) fail("cannot create '" + dir + "/" + tmp + "': " + errtext());
   std::string why;
-  for (std::size_t done = 0; why.empty() && done < xml.size();) {
-    ssize_t n = ::write(fd.get(), xml.data() + done, xml.size() - done);
+  for (std::size_t done = 0; why.empty() && done < bytes.size();) {
+    ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) why = n < 0 ? errtext() : "short write";
     else done += static_cast<std::size_t>(n);

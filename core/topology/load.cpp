@@ -39,8 +39,8 @@ NodeTopology discover_with_cache(const TopologyOptions& opts) {
   }
   std::string cache_note;
   try {
-    if (auto xml = read_topology_cache(opts.cache_dir, boot_id))
-      return read_topology_xml_buffer(*xml, "hwloc:cache:" + opts.cache_dir + "/topology-" + boot_id + ".xml");
+    if (auto bytes = read_topology_cache(opts.cache_dir, boot_id))
+      return decode_topology_cache(*bytes, "cache:" + opts.cache_dir + "/topology-" + boot_id + ".json");
   } catch (const Error& e) {
     // A refused or corrupt cache must not stop the job: rediscover and say so.
     cache_note = std::string("topology cache ignored: ") + e.what();
@@ -50,7 +50,7 @@ NodeTopology discover_with_cache(const TopologyOptions& opts) {
   t.source = "hwloc:live";
   if (!cache_note.empty()) t.notes.push_back(cache_note);
   try {
-    write_topology_cache(opts.cache_dir, boot_id, live.export_xml());
+    write_topology_cache(opts.cache_dir, boot_id, encode_topology_cache(t));
   } catch (const Error& e) {
     t.notes.push_back(std::string("topology cache not written: ") + e.what());
   }

@@ -1,6 +1,6 @@
 // How long a node takes to know its topology: cold (hwloc XML parse + walk of a fixture, and a
-// live discovery of this machine) versus from the per-node cache, which is what every srt task
-// pays in slurmstepd. Target: < 20 ms from the cache.
+// live discovery of this machine) versus from the per-node cache of the derived inventory, which
+// is what every srt task pays in slurmstepd. Target: < 20 ms from the cache.
 //   bench_topology [RUNS] [FIXTURE.xml]
 #include <stdlib.h>
 
@@ -50,15 +50,15 @@ int main(int argc, char** argv) {
     if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
     const std::string cache_dir = tmpl + "/cache";
     const std::string boot = "00000000-0000-4000-8000-00000000beef";
-    srt::write_topology_cache(cache_dir, boot, srt::export_topology_xml(fixture));
-    const auto cached_size = fs::file_size(cache_dir + "/topology-" + boot + ".xml");
+    srt::write_topology_cache(cache_dir, boot, srt::encode_topology_cache(srt::read_topology_xml(fixture)));
+    const auto cached_size = fs::file_size(cache_dir + "/topology-" + boot + ".json");
 
     std::size_t gpus = 0;
     std::vector<Row> rows;
     rows.push_back(measure("cold: fixture XML parse + walk", runs, [&] { gpus = srt::read_topology_xml(fixture).gpus.size(); }));
-    rows.push_back(measure("cache: read + parse + walk", runs, [&] {
-      auto xml = srt::read_topology_cache(cache_dir, boot);
-      gpus = srt::read_topology_xml_buffer(*xml, "cache").gpus.size();
+    rows.push_back(measure("cache: read + decode the inventory", runs, [&] {
+      auto bytes = srt::read_topology_cache(cache_dir, boot);
+      gpus = srt::decode_topology_cache(*bytes, "cache").gpus.size();
     }));
     rows.push_back(measure("cold: live hwloc discovery (this host)", runs, [&] {
       srt::TopologyOptions opts;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -130,7 +131,16 @@ NodeTopology read_topology_xml_buffer(const std::string& xml, const std::string&
 // The hwloc XML export of a topology (the fixture at `xml_path`, or live when empty), I/O kept.
 std::string export_topology_xml(const std::string& xml_path);
 
-// ---- Per-node cache: hwloc XML keyed by boot id ------------------------------------------------
+// ---- Per-node cache: the derived inventory, keyed by boot id ------------------------------------
+//
+// The cache holds what hwloc's walk derived (GPUs, their NICs, NUMA nodes and cpusets) as a small
+// versioned JSON, not hwloc's XML: a slurmstepd reads it back without hwloc parsing a whole
+// topology (issue 25). ROCm SMI and the partition mode are asked again on every load.
+
+std::string encode_topology_cache(const NodeTopology& topo);
+// srt::Error naming `source` for anything this version did not write (another format or
+// version, a field of the wrong type or out of range, GPU indices not 0..n-1).
+NodeTopology decode_topology_cache(std::string_view bytes, const std::string& source);
 
 std::string read_boot_id(const std::string& path);
 // The cache directory must be owned by root or the current user and not writable by others
@@ -139,7 +149,7 @@ std::string read_boot_id(const std::string& path);
 std::optional<std::string> read_topology_cache(const std::string& dir, const std::string& boot_id);
 // Temp file + rename in the same directory, O_NOFOLLOW|O_EXCL: a reader sees the old file or
 // the whole new one, and a planted symlink is never followed. Creates `dir` (0755) if missing.
-void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& xml);
+void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& bytes);
 
 // ---- ROCm SMI (dlopen at run time, only when asked) ----------------------------------------------
 

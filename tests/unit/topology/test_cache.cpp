@@ -1,4 +1,5 @@
-// The per-node topology cache: boot-id keyed hwloc XML, atomic writes, refused unsafe places.
+// The per-node topology cache: the derived inventory keyed by boot id, atomic writes, refused
+// unsafe places, and any file this version did not write refused before it can bind anything.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -7,7 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "fixtures.hpp"
 #include "scratch_dir.hpp"
@@ -31,18 +35,18 @@ void write_file(const std::string& path, const std::string& text) {
 TEST_CASE("Cache round trip keeps the inventory", "[topology][cache]") {
   TempDir tmp;
   const std::string dir = tmp / "cache";
-  std::string xml = srt::export_topology_xml(srt::test::topology_fixture("thor2"));
+  std::string bytes = srt::encode_topology_cache(srt::read_topology_xml(srt::test::topology_fixture("thor2")));
   CHECK_FALSE(srt::read_topology_cache(dir, kBoot).has_value());  // no directory yet
-  srt::write_topology_cache(dir, kBoot, xml);
+  srt::write_topology_cache(dir, kBoot, bytes);
   struct stat st {};
-  REQUIRE(::stat((dir + "/topology-" + kBoot + ".xml").c_str(), &st) == 0);
+  REQUIRE(::stat((dir + "/topology-" + kBoot + ".json").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0644);
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);  // no temp left
 
   auto cached = srt::read_topology_cache(dir, kBoot);
   REQUIRE(cached.has_value());
-  CHECK(*cached == xml);
-  srt::NodeTopology t = srt::read_topology_xml_buffer(*cached, "cache");
+  CHECK(*cached == bytes);
+  srt::NodeTopology t = srt::decode_topology_cache(*cached, "cache");
   REQUIRE(t.gpus.size() == 8);
   CHECK(t.gpus[7].nic->rdma == "bnxt_re2");
   CHECK_FALSE(srt::read_topology_cache(dir, "00000000-0000-0000-0000-000000000000").has_value());
@@ -74,7 +78,7 @@ TEST_CASE("Unsafe cache directories and files are refused", "[topology][cache]")
 
   // A planted symlink in place of the cache file is not followed for reading, and a write
   // replaces the link itself, leaving its target alone.
-  const std::string file = dir + "/topology-" + kBoot + ".xml";
+  const std::string file = dir + "/topology-" + kBoot + ".json";
   write_file(tmp / "victim", "precious");
   fs::remove(file);
   fs::create_symlink(tmp / "victim", file);
@@ -108,15 +112,83 @@ TEST_CASE("load_topology discovers once per boot, then reads the cache", "[topol
   CHECK(first.source == "hwloc:live");
   CHECK(first.partition_mode == "unknown");
   srt::NodeTopology second = srt::load_topology(opts);
-  CHECK(second.source.rfind("hwloc:cache:", 0) == 0);
+  CHECK(second.source.rfind("cache:", 0) == 0);
   CHECK(second.gpus.size() == first.gpus.size());
   CHECK(second.frontend_nics.size() == first.frontend_nics.size());
 
   // A corrupt cache is rediscovered and rewritten, with a note, never a failure.
-  write_file(opts.cache_dir + "/topology-" + kBoot + ".xml", "not xml");
+  write_file(opts.cache_dir + "/topology-" + kBoot + ".json", "not json");
   srt::NodeTopology third = srt::load_topology(opts);
   CHECK(third.source == "hwloc:live");
   REQUIRE_FALSE(third.notes.empty());
   CHECK(third.notes[0].find("cache ignored") != std::string::npos);
-  CHECK(srt::load_topology(opts).source.rfind("hwloc:cache:", 0) == 0);
+  CHECK(srt::load_topology(opts).source.rfind("cache:", 0) == 0);
+}
+
+namespace {
+
+bool same_nic(const srt::Nic& a, const srt::Nic& b) {
+  return a.rdma == b.rdma && a.netdev == b.netdev && a.bus_id == b.bus_id && a.numa == b.numa;
+}
+
+}  // namespace
+
+TEST_CASE("The cache gives back every fixture's inventory, and the same bindings", "[topology][cache]") {
+  for (const char* name : {"pollara", "thor2", "cx7", "nps4", "shared-switch"}) {
+    INFO(name);
+    const srt::NodeTopology from_xml = srt::read_topology_xml(srt::test::topology_fixture(name));
+    const srt::NodeTopology back = srt::decode_topology_cache(srt::encode_topology_cache(from_xml), "c");
+    REQUIRE(back.gpus.size() == from_xml.gpus.size());
+    for (std::size_t i = 0; i < back.gpus.size(); ++i) {
+      const srt::Gpu& a = from_xml.gpus[i];
+      const srt::Gpu& b = back.gpus[i];
+      CHECK(b.index == a.index);
+      CHECK(b.bus_id == a.bus_id);
+      CHECK(b.device_id == a.device_id);
+      CHECK(b.numa == a.numa);
+      CHECK(b.cpuset == a.cpuset);
+      CHECK(b.nic_shared == a.nic_shared);
+      REQUIRE(b.nic.has_value() == a.nic.has_value());
+      if (a.nic) CHECK(same_nic(*b.nic, *a.nic));
+    }
+    REQUIRE(back.frontend_nics.size() == from_xml.frontend_nics.size());
+    for (std::size_t i = 0; i < back.frontend_nics.size(); ++i) CHECK(same_nic(back.frontend_nics[i], from_xml.frontend_nics[i]));
+    const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7};
+    CHECK(srt::bind_worker(back, all, "").mooncake_topology == srt::bind_worker(from_xml, all, "").mooncake_topology);
+    CHECK(back.source == "c");
+  }
+}
+
+TEST_CASE("A cache file this version did not write is refused, never bound", "[topology][cache][hostile]") {
+  const std::string good = srt::encode_topology_cache(srt::read_topology_xml(srt::test::topology_fixture("pollara")));
+  auto edited = [&](const std::function<void(srt::Json&)>& edit) {
+    srt::Json j = srt::Json::parse(good);
+    edit(j);
+    return j.dump();
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"<?xml version=\"1.0\"?><topology/>", "not a JSON object"},  // an old cache (hwloc XML)
+      {"[]", "not a JSON object"},
+      {std::string(100, '[') + std::string(100, ']'), "not a JSON object"},
+      {edited([](srt::Json& j) { j["format"] = "hwloc"; }), "no format"},
+      {edited([](srt::Json& j) { j["version"] = 2; }), "version 2, this srt-spank reads 1"},
+      {edited([](srt::Json& j) { j.erase("version"); }), "version missing"},
+      {edited([](srt::Json& j) { j["gpus"] = srt::Json::object(); }), "gpus is not an array"},
+      {edited([](srt::Json& j) { j["gpus"][3]["index"] = 7; }), "gpus[3].index is not 3"},
+      {edited([](srt::Json& j) { j["gpus"][0]["index"] = -1; }), "gpus[0].index is not 0"},
+      {edited([](srt::Json& j) { j["gpus"][0]["numa"] = 4294967296LL; }), "gpus[0].numa is not an integer"},
+      {edited([](srt::Json& j) { j["gpus"][0]["numa"] = 1.5; }), "gpus[0].numa is not an integer"},
+      {edited([](srt::Json& j) { j["gpus"][1]["device_id"] = "0x75a3"; }), "gpus[1].device_id is not a PCI device id"},
+      {edited([](srt::Json& j) { j["gpus"][2]["cpuset"] = 5; }), "gpus[2].cpuset is not a string"},
+      {edited([](srt::Json& j) { j["gpus"][2].erase("nic"); }), "gpus[2].nic is missing"},
+      {edited([](srt::Json& j) { j["gpus"][2]["nic"]["rdma"] = nullptr; }), "gpus[2].nic.rdma is not a string"},
+      {edited([](srt::Json& j) { j["gpus"][2]["nic_shared"] = "no"; }), "gpus[2].nic_shared is not a boolean"},
+      {edited([](srt::Json& j) { j["frontend_nics"] = 1; }), "frontend_nics is not an array"},
+      {edited([](srt::Json& j) { j["gpus"] = srt::Json(std::vector<int>(2000, 0)); }), "more than 1024 entries"},
+  };
+  for (const auto& [bytes, why] : cases) {
+    INFO(why);
+    CHECK_THROWS_WITH(srt::decode_topology_cache(bytes, "/c/topology-x.json"),
+                      Catch::Contains("/c/topology-x.json: not a topology cache srt-spank wrote (") && Catch::Contains(why));
+  }
 }
