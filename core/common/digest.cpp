@@ -2,6 +2,11 @@
 
 #include <nettle/sha2.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 namespace srt {
 
 namespace {
