@@ -106,8 +106,12 @@ matrix_lab() {  # RELEASE
   return "${PIPESTATUS[0]}"
 }
 
-clang_configure_and_build() {  # every target, with clang (the main build is GCC's), no -g
-  CC=clang CXX=clang++ configure_and_build "$clang_build" "${nodebug_flags[@]}"
+# Every target with clang (the main build is GCC's), at -O0 without -g: clang's warnings come
+# from its front end, whatever the optimisation level, and nothing of this build is run. 268 s
+# here against 417 s at -O2 (2026-12-03), which keeps the whole run under 75 minutes.
+clang_configure_and_build() {
+  CC=clang CXX=clang++ configure_and_build "$clang_build" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O0 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -DNDEBUG"
 }
 
 # Only the fuzz targets (and srt_core under them): the rest of the project has its own builds.
