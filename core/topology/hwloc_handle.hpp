@@ -22,11 +22,9 @@ class HwlocTopology {
  public:
   // Each throws srt::Error with hwloc's errno text when the topology cannot be built.
   static HwlocTopology from_xml_file(const std::string& path);
-  static HwlocTopology from_xml_buffer(const std::string& xml);
   static HwlocTopology live();
 
   hwloc_topology_t get() const { return topo_.get(); }
-  std::string export_xml() const;
 
  private:
   explicit HwlocTopology(hwloc_topology_t t) : topo_(t) {}

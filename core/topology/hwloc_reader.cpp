@@ -47,31 +47,10 @@ HwlocTopology HwlocTopology::from_xml_file(const std::string& path) {
   return HwlocTopology(t);
 }
 
-HwlocTopology HwlocTopology::from_xml_buffer(const std::string& xml) {
-  hwloc_topology_t t = init_topology();
-  if (hwloc_topology_set_xmlbuffer(t, xml.c_str(), static_cast<int>(xml.size() + 1)) != 0) {
-    int e = errno;
-    hwloc_topology_destroy(t);
-    fail(std::string("cannot parse hwloc XML buffer: ") + std::strerror(e));
-  }
-  load_with_io(t, "an XML buffer");
-  return HwlocTopology(t);
-}
-
 HwlocTopology HwlocTopology::live() {
   hwloc_topology_t t = init_topology();
   load_with_io(t, "this machine");
   return HwlocTopology(t);
-}
-
-std::string HwlocTopology::export_xml() const {
-  char* buf = nullptr;
-  int len = 0;
-  if (hwloc_topology_export_xmlbuffer(get(), &buf, &len, 0) != 0)
-    fail(std::string("hwloc XML export failed: ") + std::strerror(errno));
-  std::string out(buf, len > 0 ? static_cast<std::size_t>(len - 1) : 0);  // len counts the NUL
-  hwloc_free_xmlbuffer(get(), buf);
-  return out;
 }
 
 Bitmap make_bitmap() {
@@ -233,17 +212,6 @@ NodeTopology read_topology_xml(const std::string& path) {
   NodeTopology t = inventory_of(HwlocTopology::from_xml_file(path));
   t.source = "hwloc:" + path;
   return t;
-}
-
-NodeTopology read_topology_xml_buffer(const std::string& xml, const std::string& source) {
-  NodeTopology t = inventory_of(HwlocTopology::from_xml_buffer(xml));
-  t.source = source;
-  return t;
-}
-
-std::string export_topology_xml(const std::string& xml_path) {
-  return xml_path.empty() ? HwlocTopology::live().export_xml()
-                          : HwlocTopology::from_xml_file(xml_path).export_xml();
 }
 
 }  // namespace srt

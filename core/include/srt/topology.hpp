@@ -125,11 +125,8 @@ struct TopologyOptions {
 
 NodeTopology load_topology(const TopologyOptions& opts);
 
-// hwloc XML (file or in-memory buffer) -> inventory, without ROCm SMI or sysfs.
+// An hwloc XML file -> inventory, without ROCm SMI or sysfs.
 NodeTopology read_topology_xml(const std::string& path);
-NodeTopology read_topology_xml_buffer(const std::string& xml, const std::string& source);
-// The hwloc XML export of a topology (the fixture at `xml_path`, or live when empty), I/O kept.
-std::string export_topology_xml(const std::string& xml_path);
 
 // ---- Per-node cache: the derived inventory, keyed by boot id ------------------------------------
 //
