@@ -1,9 +1,6 @@
 // srt-helper doctor: run by an admin on a node after installing or upgrading srt-spank. One line
 // per check (ok / warn / FAIL and what to do), exit 1 on any failure. The checks are in doctor/.
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -24,22 +21,6 @@ struct DoctorArgs {
   bool json = false;
 };
 
-// This node's Slurm name: --node, else slurmd's (a step on the node), else the host name, which
-// is the node name on most clusters (doctor is an admin's tool; the plugin never guesses). Only
-// the first two are known to be a compute node's.
-struct NodeName {
-  std::string name;
-  bool known = false;
-};
-NodeName this_node(const std::string& given) {
-  if (!given.empty()) return {given, true};
-  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return {n, true};
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) return {};
-  const std::string name = host;
-  return {name.substr(0, name.find('.')), false};
-}
-
 void run_doctor(const DoctorArgs& args) {
   using namespace srt::doctor;
   Report report;
@@ -59,7 +40,7 @@ void run_doctor(const DoctorArgs& args) {
       check_rdma(report, profile, topology, args.sysfs);
     }
     check_ports(report, profile, args.procfs);
-    const NodeName node = this_node(args.node);
+    const NodeName node = this_node(args.node);  // doctor is an admin's tool: the host name will do
     check_data_network(report, node.name, node.known, profile);
   }
   // A node that passes is ready for a first job: the smoke recipe proves the whole chain

@@ -140,20 +140,25 @@ bool load_profile_or_usage_error(const std::string& explicit_path, Profile& out)
   }
 }
 
-std::string this_node_name(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
+NodeName this_node(const std::string& given) {
+  if (!given.empty()) return {given, true};
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return {n, true};
   char host[256] = "";
-  ::gethostname(host, sizeof host - 1);
+  if (::gethostname(host, sizeof host - 1) != 0) return {};
   const std::string h = host;
-  return h.substr(0, h.find('.'));
+  return {h.substr(0, h.find('.')), false};
+}
+
+std::string this_node_name(const std::string& given) { return this_node(given).name; }
+
+std::string executable_path() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, std::size_t(n)) : "";
 }
 
 std::string executable_dir() {
-  char buf[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  const std::string path(buf, std::size_t(n));
+  const std::string path = executable_path();
   return path.substr(0, path.rfind('/'));
 }
 

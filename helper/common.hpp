@@ -75,11 +75,18 @@ std::map<std::string, std::string> warn_preview_addresses(DataAddresses found);
 void print_warnings_once(const std::vector<Diagnostic>& warnings, std::vector<std::string>& shown);
 
 // The node a per-node task runs on, as Slurm names it (the Plan's names are Slurm's): `given`,
-// else $SLURMD_NODENAME, else the host name up to its first dot.
-std::string this_node_name(const std::string& given);
+// else $SLURMD_NODENAME, else the host name up to its first dot, which is the node name on most
+// clusters. `known`: the name is one of the first two, so certainly a compute node's.
+struct NodeName {
+  std::string name;
+  bool known = false;
+};
+NodeName this_node(const std::string& given);
+std::string this_node_name(const std::string& given);  // this_node(given).name
 
-// The directory srt-helper runs from (/proc/self/exe), "" when unknown: in a build tree,
-// srt-exec and srt-helper-jobstep.so lie beside it.
+// The path srt-helper runs from (/proc/self/exe) and its directory, "" when unknown: in a build
+// tree, srt-exec and srt-helper-jobstep.so lie beside it.
+std::string executable_path();
 std::string executable_dir();
 
 // "note: PATH: srtctl knows these, srt-spank cannot launch them yet: ..." on stderr, when the

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -53,17 +52,9 @@ std::shared_ptr<const helper::SafeDir> own_sub(const helper::SafeDir& parent, co
 }
 
 // srt-exec lives beside srt-helper in a build tree and in the libexec dir when installed.
-std::string self_path() {
-  char self[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  return n > 0 ? std::string(self, std::size_t(n)) : "srt-helper";
-}
-
 std::string find_srt_exec(const std::string& given) {
   if (!given.empty()) return given;
-  const std::string self = self_path();
-  if (self.find('/') != std::string::npos) {
-    const std::string dir = self.substr(0, self.rfind('/'));
+  if (const std::string dir = helper::executable_dir(); !dir.empty()) {
     for (const std::string& candidate : {dir + "/srt-exec", dir + "/exec/srt-exec"})
       if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
@@ -158,7 +149,8 @@ Job load_job(const Options& o) {
   job.log_dir = job.job_dir + "/logs";
   job.results_dir = job.profile.results_root;
   job.srt_exec = find_srt_exec(o.srt_exec);
-  job.srt_helper = self_path();
+  job.srt_helper = helper::executable_path();
+  if (job.srt_helper.empty()) job.srt_helper = "srt-helper";
   if (!o.dry_run) {
     job.dir = own_dir(job.job_dir, kJobDirPurpose);
     job.logs = own_sub(*job.dir, "logs");
