@@ -40,6 +40,7 @@ void run_doctor(const DoctorArgs& args) {
       check_rdma(report, profile, topology, args.sysfs);
     }
     check_ports(report, profile, args.procfs);
+    check_container_runtime(report, profile);
     const NodeName node = this_node(args.node);  // doctor is an admin's tool: the host name will do
     check_data_network(report, node.name, node.known, profile);
   }

@@ -24,5 +24,6 @@ void add_preflight(CLI::App& app);
 void add_port_check(CLI::App& app);
 void add_gpu_check(CLI::App& app);
 void add_migrate(CLI::App& app);
+void add_clean_containers(CLI::App& app);
 
 }  // namespace srt::helper

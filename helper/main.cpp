@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add_preflight(app);
   add_port_check(app);
   add_gpu_check(app);
+  add_clean_containers(app);
   add_migrate(app);
 
   // launch, kv-relay and kv-watch: their module's exit_code, when it was loaded.

@@ -6,9 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -210,6 +212,22 @@ std::string run_capture(const std::vector<std::string>& argv, double timeout_sec
     else std::fputs(line.c_str(), stderr);
   }
   return std::move(c.output);
+}
+
+std::string find_program(const std::string& name) {
+  if (name.empty()) return {};
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
+  const char* path = std::getenv("PATH");
+  std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t from = 0;
+  while (from <= dirs.size()) {
+    const std::size_t colon = std::min(dirs.find(':', from), dirs.size());
+    const std::string dir = colon == from ? "." : dirs.substr(from, colon - from);
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    from = colon + 1;
+  }
+  return {};
 }
 
 }  // namespace srt::sys

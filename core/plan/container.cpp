@@ -32,10 +32,15 @@ Mount parse_mount(const std::string& spec) {
   return m;
 }
 
+bool is_device_path(const std::string& path) { return path.rfind("/dev/", 0) == 0; }
+
 // A later mount of the same container path replaces the earlier one in place (job-level
-// mounts take priority over the profile's, as in srtctl).
+// mounts take priority over the profile's, as in srtctl). Whatever list names it, a host path
+// under /dev/ is a device (srtctl's profiles mount /dev/kfd and /dev/dri as default_mounts):
+// podman and docker need --device for it, a bind mount of the node is not enough.
 void add(std::vector<Mount>& mounts, Mount m) {
   if (m.host.empty() || m.container.empty()) return;
+  m.device = m.device || is_device_path(m.host);
   for (auto& have : mounts)
     if (have.container == m.container) {
       have = std::move(m);
@@ -43,8 +48,6 @@ void add(std::vector<Mount>& mounts, Mount m) {
     }
   mounts.push_back(std::move(m));
 }
-
-bool is_device_path(const std::string& path) { return path.rfind("/dev/", 0) == 0; }
 
 }  // namespace
 
@@ -69,8 +72,7 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
   // The Plan passes a local model by its host path (model_argument), so it appears there.
   const std::string model = model_argument(r, p);
   if (!model.empty() && model.front() == '/') add(m, {model, model, true});
-  add(m, {"/dev/kfd", "/dev/kfd", false, true});
-  add(m, {"/dev/dri", "/dev/dri", false, true});
+  for (const auto& [host, inside] : p.gpu_devices) add(m, {host, inside, false, true});
   for (const auto& [host, inside] : p.default_mounts) add(m, {host, inside, false});
   for (const auto& spec : r.extra_mount) add(m, parse_mount(spec));
   for (const auto& [host, inside] : r.container_mounts) add(m, {host, inside, false});

@@ -96,6 +96,17 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
 
 Profile default_profile() { return Profile{}; }
 
+const char* container_runtime_name(ContainerRuntime r) {
+  switch (r) {
+    case ContainerRuntime::pyxis: return "pyxis";
+    case ContainerRuntime::none: return "none";
+    case ContainerRuntime::bwrap: return "bwrap";
+    case ContainerRuntime::podman: return "podman";
+    case ContainerRuntime::docker: return "docker";
+  }
+  return "pyxis";
+}
+
 Profile profile_from_document(Document doc) {
   Profile p;
   p.source = std::move(doc);
@@ -133,9 +144,12 @@ Profile profile_from_document(Document doc) {
 
   std::string text;
   set_text(root, "container_runtime", text);
-  if (text == "none") p.container_runtime = ContainerRuntime::none;
-  else if (text == "bwrap") p.container_runtime = ContainerRuntime::bwrap;
-  else if (!text.empty()) p.container_runtime = ContainerRuntime::pyxis;
+  for (ContainerRuntime r : {ContainerRuntime::pyxis, ContainerRuntime::none, ContainerRuntime::bwrap,
+                             ContainerRuntime::podman, ContainerRuntime::docker})
+    if (text == container_runtime_name(r)) p.container_runtime = r;
+  if (at(root, "container_runtime_args")) p.container_runtime_args = list(at(root, "container_runtime_args"));
+  if (at(root, "container_run_args")) p.container_run_args = list(at(root, "container_run_args"));
+  if (at(root, "gpu_devices")) p.gpu_devices = pairs(at(root, "gpu_devices"));
   if (at(root, "rdma_mounts")) p.rdma_mounts = pairs(at(root, "rdma_mounts"));
   set_int(root, "port_range_begin", p.port_range_begin);
   set_int(root, "port_range_end", p.port_range_end);

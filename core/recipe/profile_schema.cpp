@@ -40,8 +40,13 @@ Field build() {
        str("gpu_sbatch_directive", "AMD runtime branch: how GPUs are requested").one_of({"gpus-per-node", "gres", "none"}),
        str("runtime_config_transport", "srt-spank always embeds the recipe in the job").one_of({"shared-filesystem", "embedded"}).inert(),
        str("visible_devices_env", "GPU mask variable (2.0 fork)"), any("default_gpu_exporter", "GPU metrics exporter").tier2(),
-       str("container_runtime", "pyxis; none (host exec); bwrap (host exec in a bubblewrap sandbox with the mounts: the lab)")
-           .one_of({"pyxis", "none", "bwrap"}),
+       str("container_runtime", "pyxis; podman or docker (one named container per step); none (host exec); bwrap "
+                                "(host exec in a bubblewrap sandbox with the mounts: the lab)")
+           .one_of({"pyxis", "podman", "docker", "none", "bwrap"}),
+       make("container_runtime_args", Kind::string_list, "podman/docker: options before `run` (e.g. --runtime, runc)"),
+       make("container_run_args", Kind::string_list, "podman/docker: extra options of every `run` (e.g. --ulimit, "
+                                                     "nofile=65536:65536)"),
+       dict("gpu_devices", "GPU device nodes, host -> container (default /dev/kfd and /dev/dri)"),
        dict("rdma_mounts", "RDMA: host -> container mounts for /dev/infiniband and the verbs providers"),
        integer("port_range_begin", "first port of the per-node allocator").range(1, 65535),
        integer("port_range_end", "last port of the per-node allocator").range(1, 65535),

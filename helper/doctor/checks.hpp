@@ -41,4 +41,7 @@ void check_rdma(Report& report, const Profile& profile, const NodeTopology& topo
 // name, which may be a login node's: then a problem is a warning, not a failure.
 void check_data_network(Report& report, const std::string& node, bool known, const Profile& profile);
 
+// podman/docker: installed, answering, devices present, limits within the host's.
+void check_container_runtime(Report& report, const Profile& profile);
+
 }  // namespace srt::doctor

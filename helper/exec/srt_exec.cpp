@@ -7,6 +7,10 @@
 //     its directory must exist;
 //   - --rdma: the memlock limit is raised to unlimited (Mooncake registers all KV memory).
 // Fully static (-static): it must run in any image, whatever libc the image has.
+//
+//   srt-exec --container [--pass NAME]... -- RUNTIME [OPTIONS...] run [OPTIONS...] IMAGE ...
+// runs on the host in front of podman or docker: it names the container for the job and step
+// and passes the step's environment into it (container_front.cpp), then execs RUNTIME.
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,8 +19,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "container_front.hpp"
+
+extern char** environ;
 
 namespace {
 
@@ -99,24 +108,51 @@ void raise_memlock() {
 }
 
 [[noreturn]] void usage() {
-  std::fprintf(stderr, "usage: srt-exec [--require PATH]... [--rdma] -- PROGRAM [ARGS...]\n");
+  std::fprintf(stderr,
+               "usage: srt-exec [--require PATH]... [--rdma] -- PROGRAM [ARGS...]\n"
+               "       srt-exec --container [--pass NAME]... -- RUNTIME [OPTIONS...] run [OPTIONS...] IMAGE ...\n");
   std::exit(2);
+}
+
+[[noreturn]] void exec_or_die(const std::vector<std::string>& args, const char* where_hint) {
+  std::vector<char*> raw;
+  for (const auto& a : args) raw.push_back(const_cast<char*>(a.c_str()));
+  raw.push_back(nullptr);
+  ::execvp(raw[0], raw.data());
+  const int err = errno;
+  const char* path = std::getenv("PATH");
+  die(std::string("cannot run ") + args[0] + ": " + std::strerror(err),
+      std::string("PATH is ") + (path ? path : "(unset)") + "; " + where_hint);
+}
+
+[[noreturn]] void run_container(const std::vector<std::string>& pass, int argc, char** argv, int i) {
+  std::vector<std::string> environment;
+  for (char** e = environ; e && *e; ++e) environment.emplace_back(*e);
+  try {
+    exec_or_die(srt_exec::container_argv(std::vector<std::string>(argv + i, argv + argc), pass, environment),
+                "is the container runtime installed on this node (profile container_runtime)?");
+  } catch (const std::runtime_error& e) {
+    die(e.what(), "run it as the launcher does: in a job step");
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> required;
-  bool rdma = false;
+  std::vector<std::string> required, pass;
+  bool rdma = false, container = false;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--") { ++i; break; }
     if (a == "--require" && i + 1 < argc) required.push_back(argv[++i]);
+    else if (a == "--pass" && i + 1 < argc) pass.push_back(argv[++i]);
     else if (a == "--rdma") rdma = true;
+    else if (a == "--container") container = true;
     else usage();
   }
   if (i >= argc) usage();
+  if (container) run_container(pass, argc, argv, i);
   for (const auto& path : required) require_path(path);
   write_topology();
   if (rdma) raise_memlock();

@@ -82,6 +82,11 @@ struct ContainerCommand {
 };
 ContainerCommand container_command(const Job& job, const Process& process);
 
+// podman/docker: one task per node of the job running `srt-helper clean-containers`, which
+// removes every container of the job left there (a client Slurm killed leaves its container
+// running). Empty for the other runtimes.
+StepCommand clean_containers_command(const Job& job);
+
 // The named pyxis container of an image ("srt-<12 hex of its sha256>"), one per image per
 // node, reused across jobs (pyxis's default container_scope=global keeps it).
 std::string pyxis_container_name(const std::string& image);

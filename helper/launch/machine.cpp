@@ -3,6 +3,7 @@
 // every path ends in.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
@@ -134,12 +135,33 @@ void Launch::teardown() {
   enter("teardown");
   close_points(points_, outcome_.reason);
   stop_steps(steps_, job_.plan.job_id, options_.grace_seconds, console_);
+  remove_containers();
   write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
   archive_logs(job_, console_);
   timings_.emplace_back("end", console_.seconds());
   write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
   console_.line("job " + std::to_string(job_.plan.job_id) + " " + outcome_.state + ": " + outcome_.reason +
                 " (status in " + job_.job_dir + "/status.json)");
+}
+
+// podman/docker: after the steps, their containers, on every node of the job. A step Slurm
+// killed (KILL after TERM did not end it) leaves its container running; so does any step when
+// the launcher itself is killed, which the epilog then catches. What is left is a FAIL line in
+// the job's output; the job's outcome stays what it was.
+void Launch::remove_containers() {
+  const StepCommand cmd = clean_containers_command(job_);
+  if (cmd.srun.empty()) return;
+  int status = 0;
+  const std::string out = sys::run_capture(cmd.argv(), kPortCheckSeconds, &status, true);
+  std::size_t from = 0;
+  while (from < out.size()) {
+    const std::size_t end = std::min(out.find('\n', from), out.size());
+    if (end > from) console_.line(out.substr(from, end - from));
+    from = end + 1;
+  }
+  if (status != 0)
+    console_.line("containers: FAIL: a container of the job may be left on a node (srt-helper clean-containers "
+                  "exit " + std::to_string(status) + "); the epilog removes it when the job ends");
 }
 
 int run_launch(const Options& options) {

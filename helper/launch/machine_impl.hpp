@@ -59,6 +59,7 @@ class Launch {
   void throw_if_node_failure();
   bool check(const RunningStep* awaited = nullptr);
   void teardown();
+  void remove_containers();
   std::string address(const Process& p) const { return job_.plan.nodes.at(std::size_t(p.node_index)).address; }
 
   // machine_start.cpp: everything before the benchmark.

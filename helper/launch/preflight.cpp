@@ -16,7 +16,7 @@ namespace {
 constexpr std::size_t kMaxProbeAnswerBytes = 4 << 20;
 
 std::string runtime_name(ContainerRuntime r) {
-  return r == ContainerRuntime::pyxis ? "pyxis" : r == ContainerRuntime::bwrap ? "bwrap" : "none";
+  return container_runtime_name(r);
 }
 
 // The image a role's step runs: what container.cpp gives pyxis. bwrap stands in for that image

@@ -5,6 +5,7 @@
 #                [--cpus N] [--gpus N] [--mem MB] [--subnet A.B.C]
 #                [--plugstack FILE|DIR] [--spank "/abs/plugin.so [args]"]... [--timeout S]
 #                [--keep-on-failure] [--srt-profile] [--slurmd-timeout S] [--data-network]
+#                [--epilog FILE]
 #
 #   --base DIR      everything of the lab lives here (default: $PWD/.lab); wiped on start
 #   --port P        slurmctld port; slurmd ports are P+1 (netns) or P+1..P+N (multi). Default 17817
@@ -29,6 +30,11 @@
 #                      host's side: only the nodes reach it) at LAB_DATA_SUBNET.(10+i), named
 #                      PREFIXi-data in the lab's /etc/hosts; the node names stay on the first
 #                      (management) network, where Slurm talks
+#   --epilog FILE      slurm.conf's Epilog: FILE runs (through BASE/etc/epilog, which exports
+#                      SRTSLURM_CONFIG=BASE/etc/srt/cluster.yaml and puts BASE/bin first in
+#                      PATH, as the jobs' own PATH has it) as root on every node at every
+#                      job's end, as an installed srt-epilog would (issue 26); its output is
+#                      appended to BASE/log/epilog.log
 #
 # Idempotent: a lab already running in DIR is stopped first. On success every node is idle and
 # DIR/env.sh exports SLURM_CONF and LAB_* for clients and tests. Stop with lab-stop.sh --base DIR.
@@ -55,6 +61,7 @@ keep_on_failure=0
 srt_profile=0
 slurmd_timeout=60
 data_network=0
+epilog=
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 need() { [[ $# -ge 2 ]] || lab_die "$1 needs a value"; }
@@ -76,6 +83,7 @@ while [[ $# -gt 0 ]]; do
     --srt-profile) srt_profile=1; shift ;;
     --slurmd-timeout) need "$@"; slurmd_timeout=$2; shift 2 ;;
     --data-network) data_network=1; shift ;;
+    --epilog) need "$@"; epilog=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) lab_die "unknown argument '$1' (see --help)" ;;
   esac
@@ -132,6 +140,12 @@ if [[ -d "$base" && -n "$(ls -A "$base")" && ! -f "$base/env.sh" ]]; then
 fi
 rm -rf "$base"
 mkdir -p "$base"/{etc/plugstack.conf.d,state,log,run,dev,munge,spool}
+if [[ -n "${epilog:-}" ]]; then
+  [[ -x "$epilog" ]] || lab_die "--epilog $epilog is not an executable file"
+  printf '#!/bin/sh\nexport SRTSLURM_CONFIG=%q PATH=%q:$PATH\nexec %q "$@" >> %q 2>&1\n' "$base/etc/srt/cluster.yaml" \
+    "$base/bin" "$epilog" "$base/log/epilog.log" > "$base/etc/epilog"
+  chmod 755 "$base/etc/epilog"
+fi
 # Jobs of a non-root user read slurm.conf and plugstack.conf and reach the munge socket.
 chmod 755 "$base" "$base"/{etc,etc/plugstack.conf.d,log,run,dev,munge}
 for node in "${node_names[@]}"; do
@@ -280,6 +294,7 @@ MinJobAge=30
 PlugStackConfig=$base/etc/plugstack.conf
 GresTypes=gpu
 EOF
+  [[ -z "${epilog:-}" ]] || echo "Epilog=$base/etc/epilog"
   for i in $(seq 1 "$nodes"); do
     if [[ "$mode" == multi ]]; then
       echo "NodeName=$prefix$i NodeHostname=$host_short NodeAddr=127.0.0.1 Port=$(( port + i )) CPUs=$cpus RealMemory=$mem $gres State=UNKNOWN"
@@ -327,6 +342,7 @@ fi
   echo "include $base/etc/plugstack.conf.d/*.conf"
 } > "$base/etc/plugstack.conf"
 chmod 644 "$base"/etc/*
+[[ -z "$epilog" ]] || chmod 755 "$base/etc/epilog"
 
 # --- 5. netns mode: a bridge on the host, one namespace per node -----------------------------
 if [[ "$mode" == netns ]]; then

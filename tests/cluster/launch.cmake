@@ -15,7 +15,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
             --target spank_srt srt_spank_impl srt-helper srt-exec fake_pyxis)
   add_test(NAME cluster.launch.start
     COMMAND "${_lab_scripts}/lab-start.sh" --base "${_launch_base}" --port ${_launch_port} --mode netns
-            --nodes 3 --timeout ${SRT_LAB_TIMEOUT} --data-network
+            --nodes 3 --timeout ${SRT_LAB_TIMEOUT} --data-network --epilog "${PROJECT_BINARY_DIR}/helper/srt-epilog"
             --spank "$<TARGET_FILE:spank_srt> impl=$<TARGET_FILE:srt_spank_impl> profile=${_launch_base}/etc/srt/cluster.yaml"
             --spank "$<TARGET_FILE:fake_pyxis>")
   add_test(NAME cluster.launch.profile COMMAND "${_lab_scripts}/lab-profile.sh" "${_launch_base}")
@@ -52,7 +52,13 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "stall-point|test-launch-stall.sh|point"
     "router-warmup|test-launch-router-warmup.sh|"
     "wedged-rank|test-launch-wedged-rank.sh|"
-    "data-network|test-launch-data-network.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml")
+    "data-network|test-launch-data-network.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
+    "podman-run|test-launch-podman.sh|run"
+    "podman-docker|test-launch-podman.sh|docker"
+    "podman-scancel|test-launch-podman.sh|scancel"
+    "podman-timelimit|test-launch-podman.sh|timelimit"
+    "podman-killed|test-launch-podman.sh|killed"
+    "podman-launcher|test-launch-podman.sh|launcher")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 name)
@@ -65,7 +71,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
   endforeach()
   set_tests_properties(${_launch_names} PROPERTIES LABELS cluster)
   set_tests_properties(cluster.launch.1p1d cluster.launch.2p1d cluster.launch.smoke-1p1d cluster.launch.smoke-2p1d
-                       cluster.launch.kv-offset cluster.launch.kv-relay cluster.launch.data-network PROPERTIES TIMEOUT 600)
+                       cluster.launch.kv-offset cluster.launch.kv-relay cluster.launch.data-network
+                       cluster.launch.podman-run PROPERTIES TIMEOUT 600)
   set_tests_properties(cluster.launch.curve PROPERTIES TIMEOUT 900)
   set_tests_properties(cluster.launch.run-killed-worker cluster.launch.run-killed-router PROPERTIES TIMEOUT 300)
 endif()

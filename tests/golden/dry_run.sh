@@ -7,6 +7,10 @@
 #   dry_run.sh check SRT_HELPER SOURCE_DIR   compare; on a difference show it and exit 1
 #   dry_run.sh regen SRT_HELPER SOURCE_DIR   rewrite the saved files (then review `git diff`)
 #
+# The two seed recipes (recipes/dsv4/...) are also rendered for podman and docker (issue 26):
+# the same profile with container_runtime podman or docker and runtime and run options as a site
+# would write them, saved under launch-dry-run/RUNTIME/recipes/....
+#
 # No digest is in these files (the dry run prints none), so a change that moves only the digest
 # does not touch them; a change to any srun line does, and shows in review.
 set -euo pipefail
@@ -18,12 +22,18 @@ cd "$src"  # SRT_RECIPE is the path as given: relative to the tree, the same on 
 # A profile in the environment would change every line; the shipped one is named explicitly.
 unset SRTSLURM_CONFIG SLURM_JOB_ID SLURM_JOB_NODELIST
 
-render() {
-  local recipe=$1 nodes
-  nodes=$("$helper" nodes --profile etc/srt/cluster.yaml "$recipe")
+render() {  # RECIPE [PROFILE]
+  local recipe=$1 profile=${2:-etc/srt/cluster.yaml} nodes
+  nodes=$("$helper" nodes --profile "$profile" "$recipe")
   [[ $nodes =~ ^[1-9]$ ]] || { echo "FAIL: srt-helper nodes $recipe said '$nodes'" >&2; return 1; }
-  "$helper" launch --dry-run --profile etc/srt/cluster.yaml --recipe "$recipe" \
+  "$helper" launch --dry-run --profile "$profile" --recipe "$recipe" \
     --nodelist "mi355x-[01-0$nodes]" --job-id 4242 --srt-exec /usr/libexec/srt/srt-exec
+}
+
+runtime_profile() {  # RUNTIME OUT: the shipped profile with that container runtime
+  grep -q '^container_runtime: pyxis' etc/srt/cluster.yaml || { echo "FAIL: etc/srt/cluster.yaml has no container_runtime: pyxis line" >&2; return 1; }
+  sed "s/^container_runtime: pyxis.*/container_runtime: $1\ncontainer_runtime_args: [--log-level, warn]\ncontainer_run_args: [--ulimit, 'nofile=1048576:1048576']/" \
+    etc/srt/cluster.yaml > "$2"
 }
 
 mapfile -t recipes < <(find recipes -name '*.yaml' | LC_ALL=C sort)
@@ -31,29 +41,46 @@ mapfile -t recipes < <(find recipes -name '*.yaml' | LC_ALL=C sort)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0
-for recipe in "${recipes[@]}"; do
-  want="$golden/${recipe%.yaml}.json"
-  got="$tmp/got.json"
-  render "$recipe" > "$got"
+cases=()
+for recipe in "${recipes[@]}"; do cases+=("pyxis $recipe"); done
+for runtime in podman docker; do
+  runtime_profile "$runtime" "$tmp/$runtime.yaml"
+  for recipe in recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml; do
+    cases+=("$runtime $recipe")
+  done
+done
+for case in "${cases[@]}"; do
+  runtime=${case%% *} recipe=${case#* }
+  if [[ $runtime == pyxis ]]; then
+    want="$golden/${recipe%.yaml}.json"
+    got="$tmp/got.json"
+    render "$recipe" > "$got"
+  else
+    want="$golden/$runtime/${recipe%.yaml}.json"
+    got="$tmp/got.json"
+    render "$recipe" "$tmp/$runtime.yaml" > "$got"
+  fi
   if [[ $mode == regen ]]; then
     mkdir -p "$(dirname "$want")"
     cp "$got" "$want"
     echo "wrote ${want#"$src"/}"
   elif [[ ! -f $want ]]; then
-    echo "FAIL: no saved dry run for $recipe (tests/golden/dry_run.sh regen, then review it)" >&2
+    echo "FAIL: no saved dry run for $runtime $recipe (tests/golden/dry_run.sh regen, then review it)" >&2
     bad=1
   elif ! diff -u "$want" "$got" > "$tmp/diff"; then
     echo "FAIL: launch --dry-run of $recipe differs from ${want#"$src"/}:" >&2
     head -80 "$tmp/diff" >&2
     bad=1
   else
-    echo "ok: $recipe ($(grep -c '"step_name"' "$got") steps)"
+    echo "ok: $runtime $recipe ($(grep -c '"step_name"' "$got") steps)"
   fi
 done
 if [[ $mode == check ]]; then
   # A saved file whose recipe is gone is stale.
   while IFS= read -r saved; do
     rel=${saved#"$golden"/}
+    rel=${rel#podman/}
+    rel=${rel#docker/}
     [[ -f "$src/${rel%.json}.yaml" ]] || { echo "FAIL: $rel has no recipe any more; remove it" >&2; bad=1; }
   done < <(find "$golden" -name '*.json')
 fi

@@ -14,6 +14,7 @@ recipes=$(cd "$src/recipes" && find . -name '*.yaml' | sed 's|^\./||' | sort)
   echo /etc/srt/cluster.yaml
   echo /usr/bin/srt-helper
   echo /usr/libexec/srt-helper-jobstep.so
+  echo /usr/libexec/srt-epilog
   echo /usr/share/man/man1/srt-helper.1.gz
   echo /usr/share/man/man5/srt-recipe.5.gz
   echo /usr/share/man/man8/spank_srt.8.gz

@@ -12,7 +12,10 @@ namespace srt {
 
 enum class NodeSharing { exclusive, shared };
 // bwrap: host exec inside a bubblewrap sandbox that applies the mounts (the lab's stand-in for pyxis).
-enum class ContainerRuntime { pyxis, none, bwrap };
+// podman, docker: one `run` per step, named srt-<job>-<step> and labelled with the job, removed by
+// the launcher's teardown and by the shipped epilog whatever way the step ended.
+enum class ContainerRuntime { pyxis, none, bwrap, podman, docker };
+const char* container_runtime_name(ContainerRuntime r);
 
 struct Profile {
   Document source;
@@ -38,6 +41,14 @@ struct Profile {
 
   // srt-spank
   ContainerRuntime container_runtime = ContainerRuntime::pyxis;
+  // podman/docker: the options before `run` (podman: --runtime runc, --root ...; docker: -H ...)
+  // and extra options of every `run` (--ulimit nofile=..., --privileged, ...), in this order
+  // after the ones the Plan decides.
+  std::vector<std::string> container_runtime_args;
+  std::vector<std::string> container_run_args;
+  // The GPU device nodes every container gets (host -> container): pyxis binds them, podman and
+  // docker pass --device, bwrap shows the host's whole /dev.
+  EnvList gpu_devices = {{"/dev/kfd", "/dev/kfd"}, {"/dev/dri", "/dev/dri"}};
   // RDMA (mooncake_protocol rdma): host -> container mounts for the devices and the host's
   // verbs providers, which must match the NIC driver (the legacy launcher mounted them too).
   EnvList rdma_mounts = {{"/dev/infiniband", "/dev/infiniband"},

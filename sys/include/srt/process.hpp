@@ -75,4 +75,7 @@ std::string run_capture(const std::vector<std::string>& argv, double timeout_sec
 // exit code, -1 on timeout or signal.
 int run_to_fd(const std::vector<std::string>& argv, double timeout_seconds, int out_fd);
 
+// The executable `name` would run as (execvp's search of $PATH; a name with '/' as it is), or "".
+std::string find_program(const std::string& name);
+
 }  // namespace srt::sys

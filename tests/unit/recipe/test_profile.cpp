@@ -88,6 +88,14 @@ TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
   CHECK(p.engine_command == std::vector<std::string>{"/lab/atom-standin"});
   CHECK(p.node_addresses.at("n1") == "10.0.0.1");
   CHECK(p.mooncake_gid_index == 3);
+  auto q = from_text("container_runtime: podman\ncontainer_runtime_args: [--runtime, runc]\n"
+                     "container_run_args: [--ulimit, 'nofile=20000:20000']\ngpu_devices: {/lab/dev/kfd: /dev/kfd}\n");
+  CHECK(q.container_runtime == srt::ContainerRuntime::podman);
+  CHECK(q.container_runtime_args == std::vector<std::string>{"--runtime", "runc"});
+  CHECK(q.container_run_args == std::vector<std::string>{"--ulimit", "nofile=20000:20000"});
+  CHECK(q.gpu_devices == srt::EnvList{{"/lab/dev/kfd", "/dev/kfd"}});
+  CHECK(from_text("container_runtime: docker\n").container_runtime == srt::ContainerRuntime::docker);
+  CHECK_THAT(error_of("container_runtime: singularity\n"), Catch::Contains("container_runtime"));
 }
 
 TEST_CASE("choose_profile_path order is explicit then SRTSLURM_CONFIG then the default if it exists", "[profile]") {

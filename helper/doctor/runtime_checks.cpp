@@ -1,0 +1,101 @@
+// doctor's container-runtime check (issue 26): for podman and docker, what a job's first step
+// would otherwise find out: the runtime is installed and answers, which OCI runtime it uses and
+// whether it runs rootless, the GPU devices exist, and the limits each `run` asks for are within
+// this host's hard limits (podman's defaults are not on every host: runc then refuses to start
+// any container, "setrlimit RLIMIT_NOFILE: operation not permitted").
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+#include "checks.hpp"
+#include "srt/process.hpp"
+
+namespace srt::doctor {
+namespace {
+
+constexpr double kAskSeconds = 20;
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+// The value given with `--ulimit NAME=...` in the run options, or "".
+std::string ulimit_given(const std::vector<std::string>& args, const std::string& name) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string v;
+    if (args[i] == "--ulimit" && i + 1 < args.size()) v = args[i + 1];
+    else if (args[i].rfind("--ulimit=", 0) == 0) v = args[i].substr(9);
+    if (v.rfind(name + "=", 0) == 0) return v.substr(name.size() + 1);
+  }
+  return {};
+}
+
+}  // namespace
+
+void check_container_runtime(Report& report, const Profile& profile) {
+  const ContainerRuntime r = profile.container_runtime;
+  const std::string name = container_runtime_name(r);
+  if (r != ContainerRuntime::podman && r != ContainerRuntime::docker) {
+    report.ok("container-runtime", name + " (the profile's container_runtime; nothing of podman or docker to check)");
+    return;
+  }
+  const std::string path = sys::find_program(name);
+  if (path.empty()) {
+    report.fail("container-runtime", name + " is not installed on this node (profile container_runtime: " + name + ")",
+                "install " + name + " on every node, or set container_runtime to what the nodes run");
+    return;
+  }
+  std::vector<std::string> base = {path};
+  base.insert(base.end(), profile.container_runtime_args.begin(), profile.container_runtime_args.end());
+  auto ask = [&](std::vector<std::string> tail, int* status) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), tail.begin(), tail.end());
+    return trimmed(sys::run_capture(argv, kAskSeconds, status, true));
+  };
+  int status = 0;
+  const std::string version = ask({"version", "--format", "{{.Client.Version}}"}, &status);
+  const std::string info = r == ContainerRuntime::podman
+                               ? ask({"info", "--format", "{{.Host.OCIRuntime.Name}} rootless={{.Host.Security.Rootless}}"}, &status)
+                               : ask({"info", "--format", "{{.DefaultRuntime}} {{.SecurityOptions}}"}, &status);
+  if (status != 0) {
+    report.fail("container-runtime", name + " " + version + " does not answer `info`: " + info,
+                r == ContainerRuntime::docker ? "start the docker daemon on this node" : "run `" + name + " info` as the job's user and fix what it says");
+    return;
+  }
+  std::vector<std::string> details = {"binary: " + path, "version: " + version, "runtime: " + info};
+  std::vector<std::string> problems;
+  for (const auto& [host, inside] : profile.gpu_devices) {
+    struct stat st {};
+    if (::stat(host.c_str(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISDIR(st.st_mode)))
+      problems.push_back("GPU device " + host + " (for " + inside + ") is not on this node");
+    else details.push_back("device: " + host + " -> " + inside);
+  }
+  const struct { const char* flag; int resource; const char* podman_default; } limits[] = {
+      {"nofile", RLIMIT_NOFILE, "1048576"}, {"nproc", RLIMIT_NPROC, "4194304"}};
+  for (const auto& l : limits) {
+    rlimit lim{};
+    ::getrlimit(l.resource, &lim);
+    const std::string hard = lim.rlim_max == RLIM_INFINITY ? "unlimited" : std::to_string(lim.rlim_max);
+    const std::string given = ulimit_given(profile.container_run_args, l.flag);
+    details.push_back(std::string("ulimit ") + l.flag + ": " + (given.empty() ? "runtime default" : given) +
+                      " (this host's hard limit " + hard + ")");
+    if (!given.empty() || lim.rlim_max == RLIM_INFINITY || r != ContainerRuntime::podman) continue;
+    if (std::stoull(l.podman_default) > lim.rlim_max)
+      problems.push_back(std::string("podman's default ") + l.flag + " " + l.podman_default + " is above this host's hard limit " +
+                         hard + ": runc refuses to start a container (setrlimit: operation not permitted); add --ulimit, " +
+                         l.flag + "=" + hard + ":" + hard + " to container_run_args");
+  }
+  if (!problems.empty()) {
+    Check c{"container-runtime", Status::fail, name + " " + version + ": " + problems.front(), "", details};
+    for (std::size_t i = 1; i < problems.size(); ++i) c.details.push_back("also: " + problems[i]);
+    c.fix = "fix the profile's gpu_devices or container_run_args, or the node";
+    report.add(c);
+    return;
+  }
+  report.ok("container-runtime", name + " " + version + " (" + info + ")", details);
+}
+
+}  // namespace srt::doctor

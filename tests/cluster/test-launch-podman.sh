@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# test-launch-podman.sh BASE CASE: the lab's jobs in real podman containers (issue 26). For the
+# test the lab's profile (the one the plugin on every node reads) becomes the podman one
+# (lab-profile.sh with LAB_CONTAINER_RUNTIME=podman and lab-image.sh's image); it is put back on
+# exit. Each case runs one of the lab's own tests (or kills the launcher) and then checks that
+# no container labelled with the job is left (`podman ps -a`; the lab's nodes share this host's
+# podman storage, so this is every node) and that no process of the job is left on any node.
+#   run        the 2P1D lab twin end to end (test-launch-run.sh: health, /workers gate, port
+#              audit, every result), each step in its own srt-<job>-<step> container
+#   scancel    scancel mid-sweep (test-launch-scancel.sh); the launcher cannot run its clean-up
+#              step in a cancelled job: the Epilog's turn
+#   timelimit  the time-limit warning mid-sweep (test-launch-timelimit.sh)
+#   killed     a worker SIGKILLed while it loads (test-launch-killed.sh)
+#   docker     the 1P1D lab twin with container_runtime docker: Debian's dockerd, one per node in
+#              the node's namespaces (lab-docker.sh), the same image loaded into each
+#   launcher   the launcher SIGKILLed mid-sweep: nothing tears down; Slurm kills the steps'
+#              clients, the containers live on, and the lab's Epilog (srt-epilog) removes them
+# Skips (77) without podman or runc (docker: without dockerd).
+set -euo pipefail
+# shellcheck source=launch-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
+launch_test_init "${1:-}"
+case=${2:?usage: test-launch-podman.sh BASE run|docker|scancel|timelimit|killed|launcher}
+here=$(dirname "${BASH_SOURCE[0]}")
+command -v podman >/dev/null && command -v runc >/dev/null || { echo "SKIP: podman or runc is not installed"; exit 77; }
+[[ -x "$LAB_BASE/etc/epilog" ]] || lab_fail "the lab has no Epilog (lab-start.sh --epilog)"
+podman=(podman --runtime runc)
+
+read -r image image_tar < <(bash "$here/lab-image.sh" --runtime-arg --runtime --runtime-arg runc) ||
+  lab_fail "cannot make the lab's image"
+profile="$LAB_BASE/etc/srt/cluster.yaml"
+cp "$profile" "$LAB_BASE/work/cluster.yaml.saved" 2>/dev/null || { mkdir -p "$LAB_BASE/work"; cp "$profile" "$LAB_BASE/work/cluster.yaml.saved"; }
+restore() {
+  launch_cancel_job
+  # A failed case must not leave containers to the lab's next tests (the Epilog reads the
+  # restored profile and would not look for them).
+  [[ -z "${jid:-}" ]] || lab_wait_job "$jid" 60 > /dev/null || true
+  [[ -z "${jid:-}" ]] || "${podman[@]}" ps --all --quiet --filter "label=srt.job=$jid" | xargs -r "${podman[@]}" rm --force > /dev/null
+  [[ $case != docker ]] || bash "$here/lab-docker.sh" stop "$LAB_BASE"
+  cp "$LAB_BASE/work/cluster.yaml.saved" "$profile"
+}
+trap restore EXIT
+LAB_CONTAINER_RUNTIME=podman bash "$here/lab-profile.sh" "$LAB_BASE" > /dev/null
+if [[ $case == docker ]]; then
+  # Debian's Docker: a daemon per node (lab-docker.sh), reached at one socket path that each node
+  # binds to its own daemon. The limits are the daemon's own: no --ulimit.
+  command -v dockerd >/dev/null || { echo "SKIP: dockerd is not installed"; exit 77; }
+  bash "$here/lab-docker.sh" start "$LAB_BASE" "$image_tar"
+  sed -i 's/^container_runtime: podman$/container_runtime: docker/; /^container_runtime_args:/d; /^container_run_args:/d' "$profile"
+  echo "container_runtime_args: [--host, 'unix:///run/srt-lab-docker/docker.sock']" >> "$profile"
+fi
+echo "profile: $(grep '^container_runtime:' "$profile"), image $image"
+
+# Every node's containers of job $1 (the lab's podman nodes share this host's store; each docker
+# node has its own daemon).
+containers_of() {
+  if [[ $case != docker ]]; then
+    "${podman[@]}" ps --all --filter "label=srt.job=$1" --format '{{.Names}} {{.Status}}'
+    return
+  fi
+  local node
+  for node in $(scontrol show hostnames "$LAB_NODES"); do
+    nsenter -t "$(cat "$LAB_BASE/run/slurmd-$node.pid")" -m -n -- docker --host unix:///run/srt-lab-docker/docker.sock \
+      ps --all --filter "label=srt.job=$1" --format '{{.Names}} {{.Status}}'
+  done
+}
+assert_no_containers() {  # JOBID SECONDS
+  local end=$(( $(date +%s) + $2 )) left
+  while :; do
+    left=$(containers_of "$1")
+    [[ -z "$left" ]] && { echo "no container of job $1 on any node"; return 0; }
+    (( $(date +%s) < end )) || break
+    sleep 0.5
+  done
+  lab_fail "containers of job $1 left: $left"
+}
+
+# Runs one of the lab's tests with the podman profile; its job id from its "job N" line.
+run_lab_test() {
+  local out="$LAB_BASE/work/podman-$case.out" rc=0
+  bash "$here/$1" "$LAB_BASE" "${@:2}" 2>&1 | tee "$out" || rc=$?
+  jid=$(grep -m1 -oE '^job [0-9]+' "$out" | cut -d' ' -f2 || true)
+  [[ -n "$jid" ]] || lab_fail "$1 started no job"
+  (( rc == 0 )) || lab_fail "$1 failed under podman (job $jid)"
+  # The launcher's teardown looked on every node; after scancel its srun cannot run any more
+  # (the job is gone) and the Epilog is what looks.
+  if [[ $case != scancel ]]; then
+    grep -q "clean-containers: node" "$LAB_BASE/work/launch-$jid.out" || lab_fail "the launcher ran no clean-containers"
+  fi
+}
+
+t0=$(lab_now)
+case $case in
+  run) run_lab_test test-launch-run.sh recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml ;;
+  docker) run_lab_test test-launch-run.sh recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml ;;
+  scancel) run_lab_test test-launch-scancel.sh ;;
+  timelimit) run_lab_test test-launch-timelimit.sh ;;
+  killed) run_lab_test test-launch-killed.sh ;;
+  launcher)
+    jid=$(SRT_STANDIN_TOKEN_MS=50 launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml")
+    echo "job $jid"
+    launch_wait_state "$jid" benchmark 120 || { launch_show "$jid"; lab_fail "never reached the benchmark"; }
+    # prefill, decode, router and the first point's benchmark: four srt-<job>-<step> containers.
+    for _ in $(seq 1 60); do
+      running=$(containers_of "$jid")
+      [[ $(grep -c "^srt-$jid-[0-9]* Up" <<<"$running") -ge 4 ]] && break
+      sleep 0.5
+    done
+    echo "running containers of job $jid:"; echo "$running" | sed 's/^/  /'
+    [[ $(grep -c "^srt-$jid-[0-9]* Up" <<<"$running") -ge 4 ]] ||
+      lab_fail "expected the job's workers, router and benchmark in srt-$jid-<step> containers"
+    launcher=
+    for pid in $(launch_job_pids "$jid"); do
+      if tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q 'srt-helper launch'; then launcher=$pid; fi
+    done
+    [[ -n "$launcher" ]] || lab_fail "no srt-helper launch process of job $jid"
+    kill -KILL "$launcher"
+    echo "launcher $launcher SIGKILLed"
+    result=$(lab_wait_job "$jid" 120) || true
+    echo "job: $result, $(lab_elapsed "$t0") s"
+    # slurmd runs the Epilog once the job's steps are gone on the node.
+    assert_no_containers "$jid" 60
+    # It was the Epilog (the lab's wrapper keeps its output), not the containers ending by themselves.
+    grep -h "of job $jid" "$LAB_BASE/log/epilog.log" || lab_fail "the Epilog said nothing of job $jid"
+    grep -q "removed [0-9]* container(s) of job $jid" "$LAB_BASE/log/epilog.log" ||
+      lab_fail "the Epilog removed no container of job $jid"
+    ;;
+  *) lab_fail "unknown case $case" ;;
+esac
+assert_no_containers "$jid" 30
+launch_assert_clean "$jid" 15
+echo "PASS: podman $case in $(lab_elapsed "$t0") s"
