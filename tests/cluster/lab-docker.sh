@@ -43,7 +43,7 @@ case $action in
       done
       in_node "$node" docker -H "unix://$sock_dir/docker.sock" version >/dev/null 2>&1 ||
         lab_die "dockerd on $node did not answer in 20 s: $(tail -3 "$base/log/dockerd-$node.log")"
-      id=$(in_node "$node" docker -H "unix://$sock_dir/docker.sock" import --quiet "$tar")
+      id=$(in_node "$node" docker -H "unix://$sock_dir/docker.sock" import "$tar")
       for name in $(grep -rhoE '^ *container: *"[^"]+"' "$src/recipes/lab" | sed -E 's/^ *container: *"//; s/"$//' | sort -u); do
         in_node "$node" docker -H "unix://$sock_dir/docker.sock" tag "$id" "$name"
       done
@@ -56,7 +56,7 @@ case $action in
       pid=$(in_node "$node" cat "$sock_dir/dockerd.pid" 2>/dev/null) || continue
       kill "$pid" 2>/dev/null || true
       for _ in $(seq 1 100); do lab_alive "$pid" || break; sleep 0.2; done
-      lab_alive "$pid" && kill -KILL "$pid"
+      if lab_alive "$pid"; then kill -KILL "$pid"; fi
     done
     ;;
   *) lab_die "usage: lab-docker.sh start|stop BASE [IMAGE_TAR]" ;;

@@ -53,12 +53,13 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "router-warmup|test-launch-router-warmup.sh|"
     "wedged-rank|test-launch-wedged-rank.sh|"
     "data-network|test-launch-data-network.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
-    "podman-run|test-launch-podman.sh|run"
-    "podman-docker|test-launch-podman.sh|docker"
-    "podman-scancel|test-launch-podman.sh|scancel"
-    "podman-timelimit|test-launch-podman.sh|timelimit"
-    "podman-killed|test-launch-podman.sh|killed"
-    "podman-launcher|test-launch-podman.sh|launcher")
+    "podman-run|test-launch-containers.sh|run"
+    "docker-run|test-launch-containers.sh|docker"
+    "podman-scancel|test-launch-containers.sh|scancel"
+    "podman-timelimit|test-launch-containers.sh|timelimit"
+    "podman-killed|test-launch-containers.sh|killed"
+    "podman-launcher|test-launch-containers.sh|launcher"
+    "docker-launcher|test-launch-containers.sh|docker-launcher")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 name)

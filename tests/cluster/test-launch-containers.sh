@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-launch-podman.sh BASE CASE: the lab's jobs in real podman containers (issue 26). For the
+# test-launch-containers.sh BASE CASE: the lab's jobs in real podman containers (issue 26). For the
 # test the lab's profile (the one the plugin on every node reads) becomes the podman one
 # (lab-profile.sh with LAB_CONTAINER_RUNTIME=podman and lab-image.sh's image); it is put back on
 # exit. Each case runs one of the lab's own tests (or kills the launcher) and then checks that
@@ -13,14 +13,16 @@
 #   killed     a worker SIGKILLed while it loads (test-launch-killed.sh)
 #   docker     the 1P1D lab twin with container_runtime docker: Debian's dockerd, one per node in
 #              the node's namespaces (lab-docker.sh), the same image loaded into each
-#   launcher   the launcher SIGKILLed mid-sweep: nothing tears down; Slurm kills the steps'
-#              clients, the containers live on, and the lab's Epilog (srt-epilog) removes them
+#   launcher   the launcher and every step's podman client SIGKILLed mid-sweep: nothing tears
+#              down, no TERM reaches a container, the containers live on, and the lab's Epilog
+#              (srt-epilog) removes them
+#   docker-launcher  the same with docker
 # Skips (77) without podman or runc (docker: without dockerd).
 set -euo pipefail
 # shellcheck source=launch-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
-case=${2:?usage: test-launch-podman.sh BASE run|docker|scancel|timelimit|killed|launcher}
+case=${2:?usage: test-launch-containers.sh BASE run|docker|scancel|timelimit|killed|launcher|docker-launcher}
 here=$(dirname "${BASH_SOURCE[0]}")
 command -v podman >/dev/null && command -v runc >/dev/null || { echo "SKIP: podman or runc is not installed"; exit 77; }
 [[ -x "$LAB_BASE/etc/epilog" ]] || lab_fail "the lab has no Epilog (lab-start.sh --epilog)"
@@ -36,12 +38,14 @@ restore() {
   # restored profile and would not look for them).
   [[ -z "${jid:-}" ]] || lab_wait_job "$jid" 60 > /dev/null || true
   [[ -z "${jid:-}" ]] || "${podman[@]}" ps --all --quiet --filter "label=srt.job=$jid" | xargs -r "${podman[@]}" rm --force > /dev/null
-  [[ $case != docker ]] || bash "$here/lab-docker.sh" stop "$LAB_BASE"
+  [[ ${runtime:-} != docker ]] || bash "$here/lab-docker.sh" stop "$LAB_BASE" || echo "lab-docker.sh stop failed" >&2
   cp "$LAB_BASE/work/cluster.yaml.saved" "$profile"
 }
 trap restore EXIT
 LAB_CONTAINER_RUNTIME=podman bash "$here/lab-profile.sh" "$LAB_BASE" > /dev/null
-if [[ $case == docker ]]; then
+runtime=podman
+if [[ $case == docker* ]]; then
+  runtime=docker
   # Debian's Docker: a daemon per node (lab-docker.sh), reached at one socket path that each node
   # binds to its own daemon. The limits are the daemon's own: no --ulimit.
   command -v dockerd >/dev/null || { echo "SKIP: dockerd is not installed"; exit 77; }
@@ -54,7 +58,7 @@ echo "profile: $(grep '^container_runtime:' "$profile"), image $image"
 # Every node's containers of job $1 (the lab's podman nodes share this host's store; each docker
 # node has its own daemon).
 containers_of() {
-  if [[ $case != docker ]]; then
+  if [[ $runtime == podman ]]; then
     "${podman[@]}" ps --all --filter "label=srt.job=$1" --format '{{.Names}} {{.Status}}'
     return
   fi
@@ -96,7 +100,7 @@ case $case in
   scancel) run_lab_test test-launch-scancel.sh ;;
   timelimit) run_lab_test test-launch-timelimit.sh ;;
   killed) run_lab_test test-launch-killed.sh ;;
-  launcher)
+  launcher|docker-launcher)
     jid=$(SRT_STANDIN_TOKEN_MS=50 launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml")
     echo "job $jid"
     launch_wait_state "$jid" benchmark 120 || { launch_show "$jid"; lab_fail "never reached the benchmark"; }
@@ -114,13 +118,24 @@ case $case in
       if tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q 'srt-helper launch'; then launcher=$pid; fi
     done
     [[ -n "$launcher" ]] || lab_fail "no srt-helper launch process of job $jid"
-    kill -KILL "$launcher"
-    echo "launcher $launcher SIGKILLed"
+    # Every step's runtime client too, outright, as when srun or the node's stepd is KILLed: no
+    # TERM reaches a container (the client forwards TERM; docker's daemon would then remove a
+    # container that exits by itself), so every container of the job outlives its client.
+    clients=
+    for pid in $(launch_job_pids "$jid"); do
+      first=$(tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | head -1) || continue
+      [[ ${first##*/} == "$runtime" ]] && clients+=" $pid"
+    done
+    [[ -n "$clients" ]] || lab_fail "no $runtime client of job $jid"
+    # shellcheck disable=SC2086
+    kill -KILL "$launcher" $clients
+    echo "launcher $launcher and $runtime clients$clients SIGKILLed"
     result=$(lab_wait_job "$jid" 120) || true
     echo "job: $result, $(lab_elapsed "$t0") s"
     # slurmd runs the Epilog once the job's steps are gone on the node.
     assert_no_containers "$jid" 60
-    # It was the Epilog (the lab's wrapper keeps its output), not the containers ending by themselves.
+    # It was the Epilog (the lab's wrapper keeps its output) that removed them: the job ends
+    # within a second of its launcher, and the Epilog runs at once.
     grep -h "of job $jid" "$LAB_BASE/log/epilog.log" || lab_fail "the Epilog said nothing of job $jid"
     grep -q "removed [0-9]* container(s) of job $jid" "$LAB_BASE/log/epilog.log" ||
       lab_fail "the Epilog removed no container of job $jid"
@@ -129,4 +144,4 @@ case $case in
 esac
 assert_no_containers "$jid" 30
 launch_assert_clean "$jid" 15
-echo "PASS: podman $case in $(lab_elapsed "$t0") s"
+echo "PASS: $runtime $case in $(lab_elapsed "$t0") s"
