@@ -86,7 +86,7 @@ void check_container_runtime(Report& report, const Profile& profile) {
     if (std::stoull(l.podman_default) > lim.rlim_max)
       problems.push_back(std::string("podman's default ") + l.flag + " " + l.podman_default + " is above this host's hard limit " +
                          hard + ": runc refuses to start a container (setrlimit: operation not permitted); add --ulimit, " +
-                         l.flag + "=" + hard + ":" + hard + " to container_run_args");
+                         l.flag + "=N:N to container_run_args, N at most " + hard);
   }
   if (!problems.empty()) {
     Check c{"container-runtime", Status::fail, name + " " + version + ": " + problems.front(), "", details};

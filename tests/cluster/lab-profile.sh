@@ -14,7 +14,8 @@
 # LAB_CONTAINER_RUNTIME=podman (issue 26): every step in a real podman container (rootful, runc:
 # this machine's crun refuses its hybrid cgroups) of lab-image.sh's image (Debian with the
 # stand-ins in /opt/srt-standins), standing in for the recipes' image; the limits podman would
-# set by default are above this host's hard limits, so they are set within them; lab-image.sh
+# set by default are above this host's hard limits, so they are set within them (nofile at the hard
+# limit; nproc 32768: runc refused 65536 here, below the hard limit, for reasons not found); lab-image.sh
 # tags its image with the recipes' image names, as a site pre-loads an image; the GPU devices
 # are character devices of the lab's own (/dev/null's numbers), passed with --device as a real
 # /dev/kfd would be.

@@ -1,0 +1,56 @@
+#!/bin/bash
+# srt-helper doctor's container-runtime check (issue 26) with this host's real runtimes: a
+# runtime that is not installed, GPU devices that are not on the node, podman's default limits
+# above this host's hard limits (what runc refuses here), and a profile that gets it right.
+# The podman cases skip, saying so, where podman is not installed.
+#   doctor_container_runtime_test.sh SRT_HELPER SOURCE_DIR
+set -uo pipefail
+helper=$1 src=$2
+fixture=$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# check PROFILE_LINES STATUS PATTERN [ENV...]: doctor's container-runtime line has STATUS and
+# matches PATTERN (message, fix and details together).
+check() {
+  local lines=$1 want=$2 pattern=$3 got
+  shift 3
+  printf '%s\n' "cluster: test" "$lines" >"$tmp/cluster.yaml"
+  env "$@" "$helper" doctor --json --node n1 --profile "$tmp/cluster.yaml" --xml "$fixture" \
+    --plugstack /nonexistent >"$tmp/out.json" 2>"$tmp/err"
+  got=$(/usr/bin/python3 -c '
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "container-runtime"]
+print(c[0]["status"] + " " + c[0]["message"] + " | " + c[0].get("fix", "") + " | " + " / ".join(c[0].get("details", [])) if c else "missing")' "$tmp/out.json")
+  if [[ "$got" != "$want "* ]] || ! grep -qE -- "$pattern" <<<"$got"; then
+    echo "FAIL: '$lines': want $want matching '$pattern', got: $got"
+    cat "$tmp/err"
+    failures=$((failures + 1))
+  else
+    echo "as expected: $got"
+  fi
+}
+
+check "container_runtime: pyxis" ok "pyxis"
+# A PATH without the runtime: not installed, said as such.
+mkdir -p "$tmp/empty-bin"
+check "container_runtime: docker" FAIL "docker is not installed on this node" PATH="$tmp/empty-bin"
+if command -v podman >/dev/null; then
+  hard_n=$(ulimit -Hn)
+  devs="gpu_devices: {/dev/null: /dev/kfd}"
+  check "container_runtime: podman
+gpu_devices: {$tmp/no-such-kfd: /dev/kfd}" FAIL "GPU device $tmp/no-such-kfd \\(for /dev/kfd\\) is not on this node"
+  if [[ $hard_n != unlimited ]] && (( hard_n < 1048576 )); then
+    check "container_runtime: podman
+$devs" FAIL "default nofile 1048576 is above this host's hard limit $hard_n"
+  else
+    echo "skipped: this host's nofile hard limit ($hard_n) admits podman's default"
+  fi
+  check "container_runtime: podman
+$devs
+container_run_args: [--ulimit, 'nofile=$hard_n:$hard_n', --ulimit, 'nproc=1024:1024']" ok "^ok podman [0-9.]+ .*ulimit nofile: $hard_n:$hard_n"
+else
+  echo "skipped: podman is not installed (scripts/install-deps.sh installs it)"
+fi
+exit $((failures > 0))
