@@ -31,6 +31,7 @@ case $action in
       d=$base/docker/$node
       mkdir -p "$d/run" "$d/root"
       if in_node "$node" docker -H "unix://$sock_dir/docker.sock" version >/dev/null 2>&1; then continue; fi
+      # shellcheck disable=SC2016  # $1 and $2 are sh's
       in_node "$node" sh -c 'mountpoint -q "$2" || mount --bind "$1" "$2"' sh "$d/run" "$sock_dir"
       # --bridge none --iptables false: nothing of the host's or the lab's networking changes.
       # The lab's marker: lab-stop.sh ends it with the lab's daemons if a test could not.
@@ -44,7 +45,7 @@ case $action in
       in_node "$node" docker -H "unix://$sock_dir/docker.sock" version >/dev/null 2>&1 ||
         lab_die "dockerd on $node did not answer in 20 s: $(tail -3 "$base/log/dockerd-$node.log")"
       id=$(in_node "$node" docker -H "unix://$sock_dir/docker.sock" import "$tar")
-      for name in $(grep -rhoE '^ *container: *"[^"]+"' "$src/recipes/lab" | sed -E 's/^ *container: *"//; s/"$//' | sort -u); do
+      lab_recipe_images "$src" | while read -r name; do
         in_node "$node" docker -H "unix://$sock_dir/docker.sock" tag "$id" "$name"
       done
       lab_log "dockerd on $node: $(in_node "$node" docker -H "unix://$sock_dir/docker.sock" version --format '{{.Server.Version}}')"

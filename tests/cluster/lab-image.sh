@@ -12,6 +12,8 @@
 #   lab-image.sh [--runtime-arg ARG]...     (podman's options, e.g. --runtime runc)
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=lib.sh
+source "$src/tests/cluster/lib.sh"
 cache=${SRT_ROOTFS_CACHE:-/var/cache/srt-rootfs}
 mirror=${SRT_ROOTFS_MIRROR:-http://deb.debian.org/debian}
 podman=(podman)
@@ -28,10 +30,7 @@ digest=$( { echo "$packages"; cd "$src" && find tests/standins -type f ! -name '
             while read -r f; do echo "$f"; sha256sum < "$f"; done; } | sha256sum | cut -c1-16)
 image=localhost/srt-lab-standins:$digest
 tag_recipe_names() {
-  local name
-  for name in $(grep -rhoE '^ *container: *"[^"]+"' "$src/recipes/lab" | sed -E 's/^ *container: *"//; s/"$//' | sort -u); do
-    "${podman[@]}" tag "$image" "$name"
-  done
+  lab_recipe_images "$src" | while read -r name; do "${podman[@]}" tag "$image" "$name"; done
 }
 mkdir -p "$cache"
 tar=$cache/lab-image-$digest.tar

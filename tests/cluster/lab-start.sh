@@ -142,6 +142,7 @@ rm -rf "$base"
 mkdir -p "$base"/{etc/plugstack.conf.d,state,log,run,dev,munge,spool}
 if [[ -n "${epilog:-}" ]]; then
   [[ -x "$epilog" ]] || lab_die "--epilog $epilog is not an executable file"
+  # shellcheck disable=SC2016  # $PATH and $@ are the epilog's
   printf '#!/bin/sh\nexport SRTSLURM_CONFIG=%q PATH=%q:$PATH\nexec %q "$@" >> %q 2>&1\n' "$base/etc/srt/cluster.yaml" \
     "$base/bin" "$epilog" "$base/log/epilog.log" > "$base/etc/epilog"
   chmod 755 "$base/etc/epilog"

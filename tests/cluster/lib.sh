@@ -168,6 +168,12 @@ lab_assert_job_clean() {
 
 lab_fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# lab_recipe_images SRC: the container images the lab recipes name (model.container), one a line:
+# the names the lab's podman and docker images are tagged with, as a site pre-loads an image.
+lab_recipe_images() {
+  grep -rhoE '^ *container: *"[^"]+"' "$1/recipes/lab" | sed -E 's/^ *container: *"//; s/"$//' | sort -u
+}
+
 # lab_test_init BASE: skip unless root, then source the lab's env.sh.
 lab_test_init() {
   (( EUID == 0 )) || { echo "SKIP: the lab needs root" >&2; exit 77; }

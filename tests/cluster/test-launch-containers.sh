@@ -24,7 +24,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 case=${2:?usage: test-launch-containers.sh BASE run|docker|scancel|timelimit|killed|launcher|docker-launcher}
 here=$(dirname "${BASH_SOURCE[0]}")
-command -v podman >/dev/null && command -v runc >/dev/null || { echo "SKIP: podman or runc is not installed"; exit 77; }
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then echo "SKIP: podman or runc is not installed"; exit 77; fi
 [[ -x "$LAB_BASE/etc/epilog" ]] || lab_fail "the lab has no Epilog (lab-start.sh --epilog)"
 podman=(podman --runtime runc)
 
@@ -110,7 +110,7 @@ case $case in
       [[ $(grep -c "^srt-$jid-[0-9]* Up" <<<"$running") -ge 4 ]] && break
       sleep 0.5
     done
-    echo "running containers of job $jid:"; echo "$running" | sed 's/^/  /'
+    echo "running containers of job $jid:"; echo "  ${running//$'\n'/$'\n'  }"
     [[ $(grep -c "^srt-$jid-[0-9]* Up" <<<"$running") -ge 4 ]] ||
       lab_fail "expected the job's workers, router and benchmark in srt-$jid-<step> containers"
     launcher=
