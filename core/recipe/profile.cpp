@@ -150,6 +150,7 @@ Profile profile_from_document(Document doc) {
   if (at(root, "container_runtime_args")) p.container_runtime_args = list(at(root, "container_runtime_args"));
   if (at(root, "container_run_args")) p.container_run_args = list(at(root, "container_run_args"));
   if (at(root, "gpu_devices")) p.gpu_devices = pairs(at(root, "gpu_devices"));
+  set_text(root, "container_user", p.container_user);
   if (at(root, "rdma_mounts")) p.rdma_mounts = pairs(at(root, "rdma_mounts"));
   set_int(root, "port_range_begin", p.port_range_begin);
   set_int(root, "port_range_end", p.port_range_end);

@@ -47,6 +47,8 @@ Field build() {
        make("container_run_args", Kind::string_list, "podman/docker: extra options of every `run` (e.g. --ulimit, "
                                                      "nofile=65536:65536)"),
        dict("gpu_devices", "GPU device nodes, host -> container (default /dev/kfd and /dev/dri)"),
+       str("container_user", "podman/docker: image (the image's user; root in most) or job (the job's uid and gid, "
+                             "as pyxis)").one_of({"image", "job"}),
        dict("rdma_mounts", "RDMA: host -> container mounts for /dev/infiniband and the verbs providers"),
        integer("port_range_begin", "first port of the per-node allocator").range(1, 65535),
        integer("port_range_end", "last port of the per-node allocator").range(1, 65535),

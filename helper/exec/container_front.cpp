@@ -38,7 +38,7 @@ std::string value_of(const std::vector<std::string>& environment, const std::str
 }  // namespace
 
 std::vector<std::string> container_argv(const std::vector<std::string>& argv, const std::vector<std::string>& pass,
-                                        const std::vector<std::string>& environment) {
+                                        const std::vector<std::string>& environment, const std::string& user) {
   const auto run = std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), std::string("run"));
   if (run == argv.end()) throw std::runtime_error("no `run` in the container command");
   const std::string job = value_of(environment, "SLURM_JOB_ID");
@@ -51,6 +51,7 @@ std::vector<std::string> container_argv(const std::vector<std::string>& argv, co
   // nodes are namespaces of one host): each removes its own.
   const std::string node = value_of(environment, "SLURMD_NODENAME");
   if (!node.empty()) insert.insert(insert.end(), {"--label", "srt.node=" + node});
+  if (!user.empty()) insert.insert(insert.end(), {"--user", user});
   for (const auto& entry : environment) {
     const auto eq = entry.find('=');
     if (eq == std::string::npos) continue;

@@ -11,7 +11,8 @@ namespace srt_exec {
 // for every variable of this process's environment except the host's own (PATH, HOME, ...,
 // unless named in `pass`). Returns the new argv, or throws std::runtime_error saying what is
 // missing. Pure: environment given as "NAME=VALUE" strings.
+// `user` ("UID:GID", or "" for the image's own user) becomes --user: profile container_user job.
 std::vector<std::string> container_argv(const std::vector<std::string>& argv, const std::vector<std::string>& pass,
-                                        const std::vector<std::string>& environment);
+                                        const std::vector<std::string>& environment, const std::string& user = "");
 
 }  // namespace srt_exec

@@ -8,7 +8,7 @@
 //   - --rdma: the memlock limit is raised to unlimited (Mooncake registers all KV memory).
 // Fully static (-static): it must run in any image, whatever libc the image has.
 //
-//   srt-exec --container [--pass NAME]... -- RUNTIME [OPTIONS...] run [OPTIONS...] IMAGE ...
+//   srt-exec --container [--as-step-user] [--pass NAME]... -- RUNTIME [OPTIONS...] run [OPTIONS...] IMAGE ...
 // runs on the host in front of podman or docker: it names the container for the job and step
 // and passes the step's environment into it (container_front.cpp), then execs RUNTIME.
 #include <sys/resource.h>
@@ -110,7 +110,7 @@ void raise_memlock() {
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: srt-exec [--require PATH]... [--rdma] -- PROGRAM [ARGS...]\n"
-               "       srt-exec --container [--pass NAME]... -- RUNTIME [OPTIONS...] run [OPTIONS...] IMAGE ...\n");
+               "       srt-exec --container [--as-step-user] [--pass NAME]... -- RUNTIME [OPTIONS...] run [OPTIONS...] IMAGE ...\n");
   std::exit(2);
 }
 
@@ -125,11 +125,13 @@ void raise_memlock() {
       std::string("PATH is ") + (path ? path : "(unset)") + "; " + where_hint);
 }
 
-[[noreturn]] void run_container(const std::vector<std::string>& pass, int argc, char** argv, int i) {
+[[noreturn]] void run_container(const std::vector<std::string>& pass, bool as_step_user, int argc, char** argv, int i) {
   std::vector<std::string> environment;
   for (char** e = environ; e && *e; ++e) environment.emplace_back(*e);
   try {
-    exec_or_die(srt_exec::container_argv(std::vector<std::string>(argv + i, argv + argc), pass, environment),
+    // The step's own uid and gid: the job's user, as pyxis runs the container.
+    const std::string user = as_step_user ? std::to_string(::getuid()) + ":" + std::to_string(::getgid()) : "";
+    exec_or_die(srt_exec::container_argv(std::vector<std::string>(argv + i, argv + argc), pass, environment, user),
                 "is the container runtime installed on this node (profile container_runtime)?");
   } catch (const std::runtime_error& e) {
     die(e.what(), "run it as the launcher does: in a job step");
@@ -140,7 +142,7 @@ void raise_memlock() {
 
 int main(int argc, char** argv) {
   std::vector<std::string> required, pass;
-  bool rdma = false, container = false;
+  bool rdma = false, container = false, as_step_user = false;
   int i = 1;
   for (; i < argc; ++i) {
     const std::string a = argv[i];
@@ -149,10 +151,11 @@ int main(int argc, char** argv) {
     else if (a == "--pass" && i + 1 < argc) pass.push_back(argv[++i]);
     else if (a == "--rdma") rdma = true;
     else if (a == "--container") container = true;
+    else if (a == "--as-step-user") as_step_user = true;
     else usage();
   }
   if (i >= argc) usage();
-  if (container) run_container(pass, argc, argv, i);
+  if (container) run_container(pass, as_step_user, argc, argv, i);
   for (const auto& path : required) require_path(path);
   write_topology();
   if (rdma) raise_memlock();

@@ -74,6 +74,7 @@ std::vector<std::string> bwrap_prefix(const std::vector<Mount>& mounts) {
 // (--pass), even those srt-exec keeps from the host otherwise (PATH, LD_LIBRARY_PATH, ...).
 std::vector<std::string> run_prefix(const Job& job, const Process& p, const std::vector<Mount>& mounts) {
   std::vector<std::string> a = {job.srt_exec, "--container"};
+  if (job.profile.container_user == "job") a.push_back("--as-step-user");
   for (const auto& [name, value] : p.env) a.insert(a.end(), {"--pass", name});
   a.push_back("--");
   a.push_back(container_runtime_name(job.profile.container_runtime));

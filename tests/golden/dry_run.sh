@@ -34,6 +34,8 @@ runtime_profile() {  # RUNTIME OUT: the shipped profile with that container runt
   grep -q '^container_runtime: pyxis' etc/srt/cluster.yaml || { echo "FAIL: etc/srt/cluster.yaml has no container_runtime: pyxis line" >&2; return 1; }
   sed "s/^container_runtime: pyxis.*/container_runtime: $1\ncontainer_runtime_args: [--log-level, warn]\ncontainer_run_args: [--ulimit, 'nofile=1048576:1048576']/" \
     etc/srt/cluster.yaml > "$2"
+  # docker's as the job's user (container_user: job), podman's as the image's (the default).
+  if [[ $1 == docker ]]; then echo "container_user: job" >> "$2"; fi
 }
 
 mapfile -t recipes < <(find recipes -name '*.yaml' | LC_ALL=C sort)

@@ -46,6 +46,10 @@ struct Profile {
   // after the ones the Plan decides.
   std::vector<std::string> container_runtime_args;
   std::vector<std::string> container_run_args;
+  // podman/docker: whose uid the container runs as. image: the image's own user (root in most,
+  // as InferenceX's legacy launcher ran); job: the job's user (--user UID:GID), as pyxis runs
+  // it, so that the results and logs it writes are the user's.
+  std::string container_user = "image";
   // The GPU device nodes every container gets (host -> container): pyxis binds them, podman and
   // docker pass --device, bwrap shows the host's whole /dev.
   EnvList gpu_devices = {{"/dev/kfd", "/dev/kfd"}, {"/dev/dri", "/dev/dri"}};

@@ -33,6 +33,10 @@ TEST_CASE("srt-exec --container names the container for the job and step, right 
   CHECK(passes(out, "SLURM_JOB_ID"));
   const Args on_node = srt_exec::container_argv(kRun, {}, {"SLURM_JOB_ID=77", "SLURM_STEP_ID=3", "SLURMD_NODENAME=n7"});
   CHECK(Args(on_node.begin() + 8, on_node.begin() + 10) == Args{"--label", "srt.node=n7"});
+  // container_user: job runs the container as the step's uid and gid, as pyxis does.
+  const Args as_user = srt_exec::container_argv(kRun, {}, {"SLURM_JOB_ID=77", "SLURM_STEP_ID=3"}, "1000:1000");
+  CHECK(Args(as_user.begin() + 8, as_user.begin() + 10) == Args{"--user", "1000:1000"});
+  CHECK(std::count(out.begin(), out.end(), std::string("--user")) == 0);
 }
 
 TEST_CASE("srt-exec --container keeps the host's own variables out unless the Plan set them") {

@@ -95,6 +95,9 @@ TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
   CHECK(q.container_run_args == std::vector<std::string>{"--ulimit", "nofile=20000:20000"});
   CHECK(q.gpu_devices == srt::EnvList{{"/lab/dev/kfd", "/dev/kfd"}});
   CHECK(from_text("container_runtime: docker\n").container_runtime == srt::ContainerRuntime::docker);
+  CHECK(q.container_user == "image");
+  CHECK(from_text("container_user: job\n").container_user == "job");
+  CHECK_THAT(error_of("container_user: nobody\n"), Catch::Contains("container_user"));
   CHECK_THAT(error_of("container_runtime: singularity\n"), Catch::Contains("container_runtime"));
 }
 
