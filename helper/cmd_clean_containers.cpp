@@ -1,6 +1,6 @@
 // srt-helper clean-containers: remove every podman or docker container of a job on this node.
 // Run twice on every path a job can end by (issue 26): by the launcher's teardown, one task per
-// node, and by the shipped Slurm epilog (packaging/epilog/srt-clean-containers), which catches
+// node, and by the shipped Slurm Epilog (helper/srt-epilog.in, /usr/libexec/srt-epilog), which catches
 // what a SIGKILLed launcher or srun left. A container survives its client: `run --rm` cleans up
 // only when the client sees the container exit, and Slurm's KILL ends the client, not the
 // container, which then holds its GPUs' memory until someone removes it.
@@ -18,6 +18,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "srt/join.hpp"
 #include "srt/process.hpp"
 
 namespace srt::helper {
@@ -60,12 +61,6 @@ bool list(const std::vector<std::string>& runtime, const std::string& job, const
   return true;
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
-  return s;
-}
-
 }  // namespace
 
 void add_clean_containers(CLI::App& app) {
@@ -102,7 +97,7 @@ void add_clean_containers(CLI::App& app) {
       Profile profile;
       if (!load_profile_or_usage_error(a->profile, profile)) return;
       const auto r = profile.container_runtime;
-      if (r != ContainerRuntime::podman && r != ContainerRuntime::docker) {
+      if (!runs_per_step_containers(r)) {
         std::printf("clean-containers: profile container_runtime is %s: no container of ours to remove\n",
                     container_runtime_name(r));
         return;
@@ -141,14 +136,14 @@ void add_clean_containers(CLI::App& app) {
     Found left;
     if (!list(runtime, a->job, only, left, why) || !left.ids.empty()) {
       std::printf("clean-containers: node %s: job %s: %s left after `%s rm --force` (%s): %s\n", node.c_str(),
-                  a->job.c_str(), left.ids.empty() ? "containers may be" : joined(left.names).c_str(),
+                  a->job.c_str(), left.ids.empty() ? "containers may be" : join(left.names, " ").c_str(),
                   runtime.front().c_str(), status == 0 ? "exit 0" : ("exit " + std::to_string(status)).c_str(),
                   out.c_str());
       exit_code = 1;
       return;
     }
     std::printf("clean-containers: node %s: removed %zu container(s) of job %s: %s\n", node.c_str(), found.ids.size(),
-                a->job.c_str(), joined(found.names).c_str());
+                a->job.c_str(), join(found.names, " ").c_str());
   });
 }
 

@@ -140,6 +140,11 @@ bool load_profile_or_usage_error(const std::string& explicit_path, Profile& out)
   }
 }
 
+std::string trim_end(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
 NodeName this_node(const std::string& given) {
   if (!given.empty()) return {given, true};
   if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return {n, true};

@@ -74,6 +74,9 @@ std::map<std::string, std::string> warn_preview_addresses(DataAddresses found);
 // warnings are every variant's, and are printed once.
 void print_warnings_once(const std::vector<Diagnostic>& warnings, std::vector<std::string>& shown);
 
+// `s` without trailing spaces and newlines (a command's or a sysfs file's output).
+std::string trim_end(std::string s);
+
 // The node a per-node task runs on, as Slurm names it (the Plan's names are Slurm's): `given`,
 // else $SLURMD_NODENAME, else the host name up to its first dot, which is the node name on most
 // clusters. `known`: the name is one of the first two, so certainly a compute node's.

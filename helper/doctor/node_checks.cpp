@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "../common.hpp"
 #include "checks.hpp"
 #include "srt/error.hpp"
 #include "srt/port_ranges.hpp"
@@ -23,11 +24,6 @@ std::optional<std::string> read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
 }
 
 std::string join(const std::vector<PortSpan>& spans) {
@@ -180,8 +176,8 @@ void check_rdma(Report& report, const Profile& profile, const NodeTopology& topo
     if (!state)
       bad.push_back(dev + ": not in " + sysfs_root + "/class/infiniband");
     else if (state->find("ACTIVE") == std::string::npos)
-      bad.push_back(dev + ": port 1 is " + trimmed(*state));
-    else if (!gid_value || trimmed(*gid_value).find_first_not_of("0:") == std::string::npos)
+      bad.push_back(dev + ": port 1 is " + helper::trim_end(*state));
+    else if (!gid_value || helper::trim_end(*gid_value).find_first_not_of("0:") == std::string::npos)
       bad.push_back(dev + ": no GID at index " + gid);
   }
   if (!bad.empty()) {

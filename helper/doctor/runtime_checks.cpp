@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../common.hpp"
 #include "checks.hpp"
 #include "srt/process.hpp"
 
@@ -16,11 +17,6 @@ namespace srt::doctor {
 namespace {
 
 constexpr double kAskSeconds = 20;
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
 
 // The value given with `--ulimit NAME=...` in the run options, or "".
 std::string ulimit_given(const std::vector<std::string>& args, const std::string& name) {
@@ -38,7 +34,7 @@ std::string ulimit_given(const std::vector<std::string>& args, const std::string
 void check_container_runtime(Report& report, const Profile& profile) {
   const ContainerRuntime r = profile.container_runtime;
   const std::string name = container_runtime_name(r);
-  if (r != ContainerRuntime::podman && r != ContainerRuntime::docker) {
+  if (!runs_per_step_containers(r)) {
     report.ok("container-runtime", name + " (the profile's container_runtime; nothing of podman or docker to check)");
     return;
   }
@@ -53,7 +49,7 @@ void check_container_runtime(Report& report, const Profile& profile) {
   auto ask = [&](std::vector<std::string> tail, int* status) {
     std::vector<std::string> argv = base;
     argv.insert(argv.end(), tail.begin(), tail.end());
-    return trimmed(sys::run_capture(argv, kAskSeconds, status, true));
+    return helper::trim_end(sys::run_capture(argv, kAskSeconds, status, true));
   };
   int status = 0;
   const std::string version = ask({"version", "--format", "{{.Client.Version}}"}, &status);
@@ -73,8 +69,8 @@ void check_container_runtime(Report& report, const Profile& profile) {
       problems.push_back("GPU device " + host + " (for " + inside + ") is not on this node");
     else details.push_back("device: " + host + " -> " + inside);
   }
-  const struct { const char* flag; int resource; const char* podman_default; } limits[] = {
-      {"nofile", RLIMIT_NOFILE, "1048576"}, {"nproc", RLIMIT_NPROC, "4194304"}};
+  const struct { const char* flag; int resource; rlim_t podman_default; } limits[] = {
+      {"nofile", RLIMIT_NOFILE, 1048576}, {"nproc", RLIMIT_NPROC, 4194304}};
   for (const auto& l : limits) {
     rlimit lim{};
     ::getrlimit(l.resource, &lim);
@@ -83,8 +79,8 @@ void check_container_runtime(Report& report, const Profile& profile) {
     details.push_back(std::string("ulimit ") + l.flag + ": " + (given.empty() ? "runtime default" : given) +
                       " (this host's hard limit " + hard + ")");
     if (!given.empty() || lim.rlim_max == RLIM_INFINITY || r != ContainerRuntime::podman) continue;
-    if (std::stoull(l.podman_default) > lim.rlim_max)
-      problems.push_back(std::string("podman's default ") + l.flag + " " + l.podman_default + " is above this host's hard limit " +
+    if (l.podman_default > lim.rlim_max)
+      problems.push_back(std::string("podman's default ") + l.flag + " " + std::to_string(l.podman_default) + " is above this host's hard limit " +
                          hard + ": runc refuses to start a container (setrlimit: operation not permitted); add --ulimit, " +
                          l.flag + "=N:N to container_run_args, N at most " + hard);
   }

@@ -10,7 +10,6 @@
 #include "container_front.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 namespace srt_exec {

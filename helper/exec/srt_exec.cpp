@@ -159,9 +159,5 @@ int main(int argc, char** argv) {
   for (const auto& path : required) require_path(path);
   write_topology();
   if (rdma) raise_memlock();
-  ::execvp(argv[i], argv + i);
-  const int err = errno;
-  const char* path = std::getenv("PATH");
-  die(std::string("cannot run ") + argv[i] + ": " + std::strerror(err),
-      std::string("PATH is ") + (path ? path : "(unset)") + "; is the program in the container image?");
+  exec_or_die(std::vector<std::string>(argv + i, argv + argc), "is the program in the container image?");
 }

@@ -91,12 +91,10 @@ std::vector<std::string> run_prefix(const Job& job, const Process& p, const std:
   return a;
 }
 
-bool runs_run(ContainerRuntime r) { return r == ContainerRuntime::podman || r == ContainerRuntime::docker; }
-
 // The Plan's mounts, and srt-exec from the host (read-only) where the runtime shows it inside.
 std::vector<Mount> runtime_mounts(const Job& job, const Process& p) {
   std::vector<Mount> m = p.container.mounts;
-  if (job.profile.container_runtime == ContainerRuntime::pyxis || runs_run(job.profile.container_runtime))
+  if (job.profile.container_runtime == ContainerRuntime::pyxis || runs_per_step_containers(job.profile.container_runtime))
     m.push_back({job.srt_exec, kSrtExecInContainer, true});
   return m;
 }
@@ -118,7 +116,7 @@ ContainerCommand container_command(const Job& job, const Process& p) {
   if (image.empty())
     fail("process " + p.name + " has no container image", "set model.container in the recipe");
   c.srt_exec = kSrtExecInContainer;
-  if (runs_run(job.profile.container_runtime)) {
+  if (runs_per_step_containers(job.profile.container_runtime)) {
     c.wrapper = run_prefix(job, p, mounts);
     return c;
   }
@@ -132,7 +130,7 @@ ContainerCommand container_command(const Job& job, const Process& p) {
 
 StepCommand clean_containers_command(const Job& job) {
   StepCommand c;
-  if (!runs_run(job.profile.container_runtime)) return c;
+  if (!runs_per_step_containers(job.profile.container_runtime)) return c;
   std::set<std::string> nodes;
   for (const auto& p : job.plan.processes) nodes.insert(p.node);
   const std::string n = std::to_string(nodes.size());

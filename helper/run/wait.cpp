@@ -6,16 +6,12 @@
 
 #include "srt/process.hpp"
 #include "srt/slurm_job_state.hpp"
+#include "../common.hpp"
 #include "run.hpp"
 
 namespace srt::run {
 
 namespace {
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 // Prints what was appended to `file` since `offset` (the launcher's console lines).
 void follow(const std::string& file, std::streamoff& offset) {
@@ -41,7 +37,7 @@ JobEnd wait_for_job(std::uint64_t job_id, const std::string& follow_file, double
   JobEnd end;
   std::string last_state;
   for (;;) {
-    const std::string state = trim(sys::run_capture({"squeue", "-h", "-j", id, "-o", "%T"}, 30));
+    const std::string state = helper::trim_end(sys::run_capture({"squeue", "-h", "-j", id, "-o", "%T"}, 30));
     follow(follow_file, offset);
     if (state != last_state && !state.empty()) {
       std::printf("job %s: %s\n", id.c_str(), state.c_str());
@@ -59,7 +55,7 @@ JobEnd wait_for_job(std::uint64_t job_id, const std::string& follow_file, double
   follow(follow_file, offset);
   // sacct where accounting exists (the record outlives the job), scontrol otherwise.
   int status = 0;
-  const std::string acct = trim(sys::run_capture({"sacct", "-X", "-n", "-P", "-j", id, "-o", "State,ExitCode"}, 30, &status));
+  const std::string acct = helper::trim_end(sys::run_capture({"sacct", "-X", "-n", "-P", "-j", id, "-o", "State,ExitCode"}, 30, &status));
   if (status == 0 && !acct.empty() && acct.find('|') != std::string::npos) {
     end.state = acct.substr(0, acct.find('|'));
     end.state = end.state.substr(0, end.state.find(' '));  // "CANCELLED by 0"
@@ -67,7 +63,7 @@ JobEnd wait_for_job(std::uint64_t job_id, const std::string& follow_file, double
     end.exit_code = end.exit_code.substr(0, end.exit_code.find('\n'));
     return end;
   }
-  const std::string show = trim(sys::run_capture({"scontrol", "-o", "show", "job", id}, 30));
+  const std::string show = helper::trim_end(sys::run_capture({"scontrol", "-o", "show", "job", id}, 30));
   end.state = scontrol_field(show, "JobState");
   end.exit_code = scontrol_field(show, "ExitCode");
   if (end.state.empty()) end.state = "UNKNOWN";

@@ -16,6 +16,10 @@ enum class NodeSharing { exclusive, shared };
 // the launcher's teardown and by the shipped epilog whatever way the step ended.
 enum class ContainerRuntime { pyxis, none, bwrap, podman, docker };
 const char* container_runtime_name(ContainerRuntime r);
+// podman or docker: a `RUNTIME run` per step, containers the job's end must remove.
+inline bool runs_per_step_containers(ContainerRuntime r) {
+  return r == ContainerRuntime::podman || r == ContainerRuntime::docker;
+}
 
 struct Profile {
   Document source;
