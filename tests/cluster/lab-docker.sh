@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lab-docker.sh start|stop BASE IMAGE_TAR: one Docker daemon per lab node (issue 26), as a docker
+# lab-docker.sh start BASE IMAGE_TAR | stop BASE | docker BASE NODE ARGS...: one Docker daemon per
+# lab node (issue 26), as a docker
 # site has one per node: Debian's dockerd inside the node's own network and mount namespaces
 # (entered through its slurmd), so `--network host` is the node's network and `docker run` from
 # the node's steps reaches the node's own daemon. Each daemon listens on
@@ -8,12 +9,15 @@
 # containers under BASE/docker/NODE, and loads IMAGE_TAR (lab-image.sh's root filesystem) as the
 # recipes' image names. No bridge and no iptables rules: only host networking is used.
 # stop ends every node's daemon and waits for it; the mounts go with the node's namespace.
+# docker runs `docker ARGS...` against NODE's daemon, inside that node. The profile's
+# container_runtime_args are `--host unix:///run/srt-lab-docker/docker.sock` (sock_dir below).
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=lib.sh
 source "$here/lib.sh"
-action=${1:?usage: lab-docker.sh start|stop BASE [IMAGE_TAR]}
-base=${2:?usage: lab-docker.sh start|stop BASE [IMAGE_TAR]}
+usage="usage: lab-docker.sh start BASE IMAGE_TAR | stop BASE | docker BASE NODE ARGS..."
+action=${1:?$usage}
+base=${2:?$usage}
 lab_use "$base"
 src=$(cd "$here/../.." && pwd)
 sock_dir=/run/srt-lab-docker
@@ -23,7 +27,7 @@ in_node() { local node=$1; shift; nsenter -t "$(node_pid "$node")" -m -n -- "$@"
 
 case $action in
   start)
-    tar=${3:?usage: lab-docker.sh start BASE IMAGE_TAR}
+    tar=${3:?$usage}
     command -v dockerd >/dev/null || lab_die "dockerd is not installed (scripts/install-deps.sh: docker.io)"
     [[ "$LAB_MODE" == netns ]] || lab_die "the lab's docker daemons need netns mode (a daemon per node's network)"
     mkdir -p "$sock_dir"
@@ -51,6 +55,10 @@ case $action in
       lab_log "dockerd on $node: $(in_node "$node" docker -H "unix://$sock_dir/docker.sock" version --format '{{.Server.Version}}')"
     done
     ;;
+  docker)
+    node=${3:?$usage}
+    in_node "$node" docker --host "unix://$sock_dir/docker.sock" "${@:4}"
+    ;;
   stop)
     for node in $(scontrol show hostnames "$LAB_NODES"); do
       [[ -f "$base/run/slurmd-$node.pid" ]] || continue
@@ -60,5 +68,5 @@ case $action in
       if lab_alive "$pid"; then kill -KILL "$pid"; fi
     done
     ;;
-  *) lab_die "usage: lab-docker.sh start|stop BASE [IMAGE_TAR]" ;;
+  *) lab_die "$usage" ;;
 esac

@@ -64,8 +64,7 @@ containers_of() {
   fi
   local node
   for node in $(scontrol show hostnames "$LAB_NODES"); do
-    nsenter -t "$(cat "$LAB_BASE/run/slurmd-$node.pid")" -m -n -- docker --host unix:///run/srt-lab-docker/docker.sock \
-      ps --all --filter "label=srt.job=$1" --format '{{.Names}} {{.Status}}'
+    bash "$here/lab-docker.sh" docker "$LAB_BASE" "$node" ps --all --filter "label=srt.job=$1" --format '{{.Names}} {{.Status}}'
   done
 }
 assert_no_containers() {  # JOBID SECONDS

@@ -11,26 +11,11 @@ failures=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# check PROFILE_LINES STATUS PATTERN [ENV...]: doctor's container-runtime line has STATUS and
-# matches PATTERN (message, fix and details together).
-check() {
-  local lines=$1 want=$2 pattern=$3 got
-  shift 3
-  printf '%s\n' "cluster: test" "$lines" >"$tmp/cluster.yaml"
-  env "$@" "$helper" doctor --json --node n1 --profile "$tmp/cluster.yaml" --xml "$fixture" \
-    --plugstack /nonexistent >"$tmp/out.json" 2>"$tmp/err"
-  got=$(/usr/bin/python3 -c '
-import json, sys
-c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "container-runtime"]
-print(c[0]["status"] + " " + c[0]["message"] + " | " + c[0].get("fix", "") + " | " + " / ".join(c[0].get("details", [])) if c else "missing")' "$tmp/out.json")
-  if [[ "$got" != "$want "* ]] || ! grep -qE -- "$pattern" <<<"$got"; then
-    echo "FAIL: '$lines': want $want matching '$pattern', got: $got"
-    cat "$tmp/err"
-    failures=$((failures + 1))
-  else
-    echo "as expected: $got"
-  fi
-}
+# shellcheck source=doctor_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/doctor_lib.sh"
+# check PROFILE_LINES STATUS PATTERN [ENV...]: doctor's container-runtime line on node n1 has
+# STATUS and matches PATTERN (message, fix and details together).
+check() { doctor_expect container-runtime details n1 "$@"; }
 
 check "container_runtime: pyxis" ok "pyxis"
 # A PATH without the runtime: not installed, said as such.

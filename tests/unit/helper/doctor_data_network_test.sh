@@ -11,24 +11,10 @@ failures=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# shellcheck source=doctor_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/doctor_lib.sh"
 # check NODE PROFILE_LINES STATUS PATTERN: doctor's data-network line has STATUS and matches PATTERN.
-check() {
-  local node=$1 lines=$2 want=$3 pattern=$4 got
-  printf '%s\n' "cluster: test" "$lines" >"$tmp/cluster.yaml"
-  "$helper" doctor --json --node "$node" --profile "$tmp/cluster.yaml" --xml "$fixture" \
-    --plugstack /nonexistent >"$tmp/out.json" 2>"$tmp/err"
-  got=$(/usr/bin/python3 -c '
-import json, sys
-c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "data-network"]
-print(c[0]["status"] + " " + c[0]["message"] + " | " + c[0].get("fix", "") if c else "missing")' "$tmp/out.json")
-  if [[ "$got" != "$want "* ]] || ! grep -qE -- "$pattern" <<<"$got"; then
-    echo "FAIL: node $node with '$lines': want $want matching '$pattern', got: $got"
-    cat "$tmp/err"
-    failures=$((failures + 1))
-  else
-    echo "as expected: $node: $got"
-  fi
-}
+check() { doctor_expect data-network fix "$@"; }
 
 # An address of this host (lo's is always there): ok, naming the interface.
 check n1 "node_addresses: {n1: 127.0.0.1}" ok 'node n1: data address 127\.0\.0\.1 on lo'
@@ -47,10 +33,7 @@ data_network: {cidr: 10.20.0.0/16}" FAIL 'outside data_network\.cidr 10\.20\.0\.
 printf '%s\n' "cluster: test" "data_network: {name_pattern: '{node}.srt-no-such-domain.invalid'}" >"$tmp/cluster.yaml"
 env -u SLURMD_NODENAME "$helper" doctor --json --profile "$tmp/cluster.yaml" --xml "$fixture" --plugstack /nonexistent \
   >"$tmp/out.json" 2>"$tmp/err"
-got=$(/usr/bin/python3 -c '
-import json, sys
-c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "data-network"]
-print(c[0]["status"] + " " + c[0]["message"] if c else "missing")' "$tmp/out.json")
+got=$(doctor_line data-network "$tmp/out.json" message)
 if [[ "$got" == "warn "*"does not resolve"*"(if "*" is a compute node)" ]]; then
   echo "as expected: the host name: $got"
 else
