@@ -116,7 +116,7 @@ log "source: $work/SOURCES/$name-$version.tar.gz ($(find "$stage" -type f | wc -
 # --- the binaries of an existing build (--from-build), up to date -----------------------------
 prebuilt=()
 if [[ -n "$from_build" ]]; then
-  targets=(spank_srt srt_spank_impl srt-helper srt_helper_jobstep spank_srt_deb srt-helper-deb)
+  targets=(spank_srt srt_spank_impl srt_spank_node srt-helper srt_helper_jobstep spank_srt_deb srt-helper-deb)
   (( ${#with_launch[@]} )) && targets+=(srt-exec)
   log "from-build: $from_build (brought up to date: ${targets[*]})"
   cmake --build "$from_build" -j "$jobs" --target "${targets[@]}" > "$work/from-build.log" 2>&1 ||

@@ -38,7 +38,7 @@ quiet() {  # LOG COMMAND...: the command's output only when it fails
   "$@" >"$log" 2>&1 || { cat "$log" >&2; echo "demo: '$*' failed (log: $log)" >&2; return 1; }
 }
 quiet "$build/demo-configure.log" cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSRT_BUILD_TESTS=OFF
-quiet "$build/demo-build.log" cmake --build "$build" -j "$(nproc)" --target spank_srt srt_spank_impl srt-helper srt-exec
+quiet "$build/demo-build.log" cmake --build "$build" -j "$(nproc)" --target spank_srt srt_spank_impl srt_spank_node srt-helper srt-exec
 
 echo "== starting a 3-node Slurm lab ($mode mode) in $base"
 fixture="$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml"

@@ -1,7 +1,5 @@
 #include "srt/contract.hpp"
 
-#include <nettle/base64.h>
-
 #include <cstdint>
 
 #include "processes.hpp"
@@ -61,50 +59,6 @@ void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& 
   const GpuVisibility vis = gpu_visibility_env(grant.visible_devices, w.gpus, profile.visible_devices_env, grant.node_gpus);
   for (const auto& [k, v] : vis.variables()) plan_detail::set_env(env.set, k, v);
   env.cpus = b.cpus;
-}
-
-std::string encode_snapshot(const Snapshot& s) {
-  Json j = {{"v", 1}, {"recipe_path", s.recipe_path}, {"recipe", s.recipe_text}, {"profile_digest", s.profile_digest}};
-  if (!s.variant_selector.empty()) j["variant"] = {{"selector", s.variant_selector}, {"name", s.variant_name}};
-  const std::string raw = j.dump();
-  std::string out(BASE64_ENCODE_RAW_LENGTH(raw.size()), '\0');
-  base64_encode_raw(out.data(), raw.size(), reinterpret_cast<const std::uint8_t*>(raw.data()));
-  if (out.size() > kMaxSnapshotBytes)
-    fail("the recipe is too large to carry into the job (" + std::to_string(raw.size()) + " bytes)",
-         "keep recipes under " + std::to_string(kMaxSnapshotBytes * 3 / 4 / 1024) + " KiB");
-  return out;
-}
-
-Snapshot decode_snapshot(const std::string& encoded) {
-  const auto bad = [] { fail("the job's recipe snapshot is damaged", "resubmit the job with --srt-recipe"); };
-  if (encoded.empty() || encoded.size() > kMaxSnapshotBytes || encoded.size() % 4 != 0) bad();
-  // Nettle's decoder (no libcrypto in slurmstepd: issue 25) refuses any byte outside the
-  // alphabet and checks the padding in base64_decode_final.
-  std::string raw(BASE64_DECODE_LENGTH(encoded.size()), '\0');
-  base64_decode_ctx ctx;
-  base64_decode_init(&ctx);
-  std::size_t len = raw.size();
-  if (base64_decode_update(&ctx, &len, reinterpret_cast<std::uint8_t*>(raw.data()), encoded.size(), encoded.data()) != 1 ||
-      base64_decode_final(&ctx) != 1)
-    bad();
-  raw.resize(len);
-  Snapshot s;
-  try {
-    const Json j = Json::parse(raw);
-    if (!j.is_object() || j.value("v", 0) != 1 || !j.contains("recipe") || !j["recipe"].is_string()) bad();
-    s.recipe_path = j.value("recipe_path", std::string());
-    s.recipe_text = j["recipe"].get<std::string>();
-    s.profile_digest = j.value("profile_digest", std::string());
-    if (j.contains("variant")) {
-      const Json& v = j["variant"];
-      if (!v.is_object() || !v.value("selector", Json()).is_string() || !v.value("name", Json()).is_string()) bad();
-      s.variant_selector = v["selector"].get<std::string>();
-      s.variant_name = v["name"].get<std::string>();
-    }
-  } catch (const Json::exception&) {
-    bad();
-  }
-  return s;
 }
 
 }  // namespace srt

@@ -30,8 +30,7 @@ RecipeOptions job_recipe_options(const Profile& profile) {
 }
 
 JobPlan plan_job(const Snapshot& snap, const Profile& profile, const JobFacts& facts) {
-  return plan_job(load_recipe_text(snap.recipe_text, snap.recipe_path, job_recipe_options(profile)), snap.recipe_path,
-                  profile, facts);
+  return plan_job(snapshot_recipe(snap, profile), snap.recipe_path, profile, facts);
 }
 
 Plan replan(const Recipe& recipe, const PlanInputs& inputs, const Profile& profile,

@@ -4,7 +4,6 @@
 
 #include "schema.hpp"
 #include "srt/data_network.hpp"
-#include "srt/digest.hpp"
 
 namespace srt {
 namespace {
@@ -177,12 +176,6 @@ Profile profile_from_document(Document doc) {
   rules(p, root, issues);
   for (auto& w : issues.warnings) p.source.warnings.push_back(std::move(w));
   if (!issues.errors.empty()) throw Error(std::move(issues.errors));
-  return p;
-}
-
-Profile load_profile_text(const std::string& bytes, const std::string& name, const ReadOptions& opts) {
-  Profile p = profile_from_document(parse_yaml(bytes, name, opts));
-  p.digest = sha256_hex(bytes);
   return p;
 }
 

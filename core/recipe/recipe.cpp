@@ -76,10 +76,4 @@ Recipe recipe_from_document(Document doc, int default_gpus_per_node, bool curren
   return r;
 }
 
-Recipe load_recipe_text(const std::string& text, const std::string& name, const RecipeOptions& opts) {
-  Document doc = parse_yaml(text, name, opts.read);
-  apply_overrides(doc, opts.set, opts.unset);
-  return recipe_from_document(std::move(doc), opts.default_gpus_per_node, opts.read.current_schema);
-}
-
 }  // namespace srt

@@ -170,21 +170,27 @@ void check_plugin_loads(Report& report, const SlurmNode& slurm, const PluginLine
   report.ok("plugin", what + "; this node runs Slurm " + slurm.version);
 }
 
+// Both libraries the loader dlopens: impl= (the submit side's) and, beside it, the one every
+// slurmstepd of an srt job loads (the node side's, issue 25).
 void check_implementation(Report& report, const PluginLine& line) {
-  DlHandle impl(::dlopen(line.impl_path.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!impl) {
-    report.fail("implementation", "cannot load " + line.impl_path + ": " + dl_error() + " (every srt job would fail)",
-                "install the libraries it needs (hwloc, yaml-cpp, libstdc++) or fix impl= in the plugstack line");
-    return;
+  std::string loaded;
+  for (const std::string& path : {line.impl_path, dirname_of(line.impl_path) + "/srt_spank_node.so"}) {
+    DlHandle impl(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL));
+    if (!impl) {
+      report.fail("implementation", "cannot load " + path + ": " + dl_error() + " (every srt job would fail)",
+                  "install the libraries it needs (hwloc, yaml-cpp, libstdc++) or fix impl= in the plugstack line");
+      return;
+    }
+    const auto* abi = static_cast<const int*>(::dlsym(impl.get(), "srt_impl_abi"));
+    if (!abi || *abi != SRT_IMPL_ABI || !::dlsym(impl.get(), SRT_IMPL_ENTRY)) {
+      report.fail("implementation", path + " is not the implementation this srt-helper was built with (ABI " +
+                                        std::to_string(SRT_IMPL_ABI) + ")",
+                  "reinstall slurm-spank-srt so the loader, implementation and helper come from one build");
+      return;
+    }
+    loaded += (loaded.empty() ? "" : " and ") + path;
   }
-  const auto* abi = static_cast<const int*>(::dlsym(impl.get(), "srt_impl_abi"));
-  if (!abi || *abi != SRT_IMPL_ABI || !::dlsym(impl.get(), SRT_IMPL_ENTRY)) {
-    report.fail("implementation", line.impl_path + " is not the implementation this srt-helper was built with (ABI " +
-                                      std::to_string(SRT_IMPL_ABI) + ")",
-                "reinstall slurm-spank-srt so the loader, implementation and helper come from one build");
-    return;
-  }
-  report.ok("implementation", line.impl_path + " loads (ABI " + std::to_string(*abi) + ")");
+  report.ok("implementation", loaded + " load (ABI " + std::to_string(SRT_IMPL_ABI) + ")");
 }
 
 }  // namespace srt::doctor

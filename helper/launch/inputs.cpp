@@ -15,6 +15,7 @@
 #include "srt/contract.hpp"
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
+#include "srt/snapshot.hpp"
 #include "srt/files.hpp"
 
 #ifndef SRT_LIBEXECDIR
@@ -82,6 +83,7 @@ Job load_job(const Options& o) {
       fail(std::string("no recipe snapshot in this job (") + kSnapshotEnv + " is not set)",
            "submit with: sbatch --srt-recipe=RECIPE -N<nodes> srt-job (spank_srt.so must be in plugstack.conf)");
     snap = decode_snapshot(encoded);
+    check_snapshot_package(snap, SRT_VERSION, "the launcher (srt-helper " SRT_VERSION ")");
     if (snap.profile_digest != job.profile.digest)
       fail("the cluster profile srt-helper read (" + helper::find_profile_path(o.profile) +
                ", digest " + job.profile.digest.substr(0, 12) + ") is not the one the job was submitted with (digest " +
@@ -94,8 +96,8 @@ Job load_job(const Options& o) {
       fail("outside a job, --dry-run needs --recipe and --nodelist");
     // FILE:SELECTOR too: the variant as the plugin's snapshot would carry it.
     const RecipeSource source = helper::open_one_recipe(o.recipe, RecipeOptions{}, "launch --dry-run");
-    snap.recipe_text = source.selector.empty() ? read_text_file(o.recipe, LoadLimits{}.max_bytes) : variant_text(source);
-    snap.recipe_path = o.recipe;
+    snap = make_snapshot(o.recipe, source.selector.empty() ? read_text_file(o.recipe, LoadLimits{}.max_bytes) : "",
+                         source, job.profile, SRT_VERSION);
     facts.nodes = slurmapi::expand_hostlist(o.nodelist);
     facts.job_id = o.job_id;
   }

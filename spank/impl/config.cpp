@@ -1,9 +1,9 @@
-#include <cstdio>
+#include <unistd.h>
+
 #include <sstream>
 
 #include "impl.hpp"
 #include "srt/error.hpp"
-#include "srt/files.hpp"
 
 #ifndef SRT_DEFAULT_PROFILE
 #define SRT_DEFAULT_PROFILE "/etc/srt/cluster.yaml"
@@ -25,13 +25,10 @@ PluginConfig parse_config(const srt_loader_state& state) {
   return c;
 }
 
-Profile load_plugin_profile(const PluginConfig& config) {
-  if (!config.profile_path.empty()) return load_profile_file(config.profile_path);
-  if (FILE* f = std::fopen(SRT_DEFAULT_PROFILE, "r")) {
-    std::fclose(f);
-    return load_profile_file(SRT_DEFAULT_PROFILE);
-  }
-  return default_profile();
+std::string plugin_profile_path(const PluginConfig& config) {
+  if (!config.profile_path.empty()) return config.profile_path;
+  if (::access(SRT_DEFAULT_PROFILE, F_OK) == 0) return SRT_DEFAULT_PROFILE;
+  return {};
 }
 
 void error_lines(const std::string& text) {

@@ -1,5 +1,6 @@
 // Shared by the implementation's per-context files. spank.h is included only under spank/.
 #pragma once
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -19,15 +20,35 @@ struct PluginConfig {
 };
 PluginConfig parse_config(const srt_loader_state& state);
 
-// The profile the plugin uses on both sides; never the user's environment, so the submit host and
-// the nodes read the same file (the snapshot's digest proves it).
-Profile load_plugin_profile(const PluginConfig& config);
+// The profile file the plugin uses on both sides ("" = none: the built-in default); never the
+// user's environment, so the submit host and the nodes read the same file (the snapshot's digest
+// proves it). The submit side parses it; a node only hashes it (snapshot_profile).
+std::string plugin_profile_path(const PluginConfig& config);
 
 // Messages: prefixed "srt: ", one line each, to the right place for the context.
 void error_lines(const std::string& text);
 
-int submit_side(spank_t sp, const srt_loader_state& state);        // init_post_opt, local/allocator
-int node_user_init(spank_t sp, const srt_loader_state& state);     // remote, as the user
-int node_task_init(spank_t sp, const srt_loader_state& state);     // remote, in each task
+// The srt-spank version both sides were built as: a node refuses a snapshot of another.
+inline constexpr const char* kPackageVersion = SRT_VERSION;
+
+// Each library's callbacks by name: the submit side's (init_post_opt in the local and allocator
+// contexts) and a node's (user_init as the user, task_init in each task; remote context only).
+int submit_dispatch(const std::string& callback, spank_t sp, const srt_loader_state& state);
+int node_dispatch(const std::string& callback, spank_t sp, const srt_loader_state& state);
+
+// The body of srt_impl_callback in both libraries: the ABI check, and no exception crosses into
+// Slurm (an escaping exception aborts srun or slurmstepd).
+template <typename Dispatch>
+int guarded_callback(const char* callback, const srt_loader_state* state, Dispatch dispatch) {
+  try {
+    if (!callback || !state || state->abi != SRT_IMPL_ABI) return -1;
+    return dispatch(std::string(callback), *state);
+  } catch (const std::exception& e) {
+    error_lines(std::string("internal error in ") + callback + ": " + e.what());
+  } catch (...) {
+    error_lines(std::string("internal error in ") + callback);
+  }
+  return -1;
+}
 
 }  // namespace srt::spank_impl

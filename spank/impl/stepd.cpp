@@ -18,8 +18,11 @@ extern "C" {
 #include "slurmapi/hostlist.hpp"
 #include "srt/contract.hpp"
 #include "srt/data_network.hpp"
+#include "srt/digest.hpp"
 #include "srt/error.hpp"
+#include "srt/files.hpp"
 #include "srt/job_plan.hpp"
+#include "srt/snapshot.hpp"
 #include "srt/topology.hpp"
 
 namespace srt::spank_impl {
@@ -80,7 +83,6 @@ T item(spank_t sp, spank_item_t what, const char* name) {
 
 void set_step_environment(spank_t sp, const srt_loader_state& state) {
   const PluginConfig config = parse_config(state);
-  const Profile profile = load_plugin_profile(config);
   const std::string encoded = job_getenv(sp, SRT_SNAPSHOT_JOB_ENV);
   if (encoded.empty())
     fail("this step asks for srt-spank but no recipe snapshot reached the node",
@@ -95,10 +97,12 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
   facts.this_node = step_node_name(job_nodes, batch, batch ? std::vector<std::string>{} : node_list(sp, "SLURM_STEP_NODELIST"),
                                    batch ? 0 : item<uint32_t>(sp, S_JOB_NODEID, "this node's index in the step"));
   const std::string& here = facts.this_node;
-  if (snap.profile_digest != profile.digest)
-    fail("the cluster profile on " + here + " differs from the one the job was checked against "
-         "(digest " + profile.digest.substr(0, 12) + " here, " + snap.profile_digest.substr(0, 12) + " at submit)",
-         "the cluster admin must install the same profile on every node and login host");
+  check_snapshot_package(snap, kPackageVersion, "node " + here);
+  // The node hashes its own profile file and never parses it: equal digests mean the snapshot's
+  // document is this very file as the submit side read it.
+  const std::string profile_path = plugin_profile_path(config);
+  const Profile profile = snapshot_profile(
+      snap, profile_path.empty() ? "" : sha256_hex(read_text_file(profile_path, LoadLimits{}.max_bytes)), profile_path, here);
 
   facts.nodes = job_nodes;
   facts.job_id = item<uint32_t>(sp, S_JOB_ID, "the job id");
@@ -126,8 +130,6 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
   }
   for (const auto& name : env.unset) spank_unsetenv(sp, name.c_str());
 }
-
-}  // namespace
 
 int node_user_init(spank_t sp, const srt_loader_state& state) {
   // What task_init reports is this user_init's finding only, never one left from an earlier call.
@@ -163,6 +165,15 @@ int node_task_init(spank_t, const srt_loader_state&) {
   std::fprintf(stderr, "srt: this job cannot run: %s\n", g_node_error.c_str());
   std::fflush(stderr);
   return -1;
+}
+
+}  // namespace
+
+int node_dispatch(const std::string& callback, spank_t sp, const srt_loader_state& state) {
+  if (spank_context() != S_CTX_REMOTE) return 0;
+  if (callback == "user_init") return node_user_init(sp, state);
+  if (callback == "task_init") return node_task_init(sp, state);
+  return 0;
 }
 
 }  // namespace srt::spank_impl

@@ -14,6 +14,7 @@
 #include "srt/job_plan.hpp"
 #include "srt/variants.hpp"
 #include "srt/files.hpp"
+#include "srt/snapshot.hpp"
 
 namespace srt::spank_impl {
 
@@ -26,8 +27,6 @@ bool is_the_jobs_recipe(const char* snapshot, const char* recipe) {
     return false;  // not a snapshot this plugin wrote: the recipe given is checked instead
   }
 }
-
-}  // namespace
 
 int submit_side(spank_t sp, const srt_loader_state& state) {
   try {
@@ -42,7 +41,8 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
            "submit the job with --srt-recipe=FILE first");
 
     const PluginConfig config = parse_config(state);
-    const Profile profile = load_plugin_profile(config);
+    const std::string profile_path = plugin_profile_path(config);
+    const Profile profile = profile_path.empty() ? default_profile() : load_profile_file(profile_path);
     // --srt-recipe=FILE:SELECTOR names one variant of a variants file (srtctl's -f spelling).
     const std::string given = state.recipe;
     const RecipeRef ref = split_recipe_ref(given, [](const std::string& p) {
@@ -59,17 +59,8 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
                " variants, and a job runs one",
            "give --srt-recipe=" + ref.path + ":SELECTOR; the variants: " + list);
     }
-    Snapshot snap;
-    snap.recipe_path = given;
-    snap.recipe_text = text;
-    snap.profile_digest = profile.digest;
-    if (!sources.front().selector.empty()) {
-      // The nodes never re-read the file: the snapshot carries the expanded variant (JSON is
-      // YAML, read the same way) and which one it is.
-      snap.recipe_text = variant_text(sources.front());
-      snap.variant_selector = sources.front().selector;
-      snap.variant_name = sources.front().name;
-    }
+    // The nodes plan from the document read here (no YAML on the nodes), checked again there.
+    const Snapshot snap = make_snapshot(given, text, sources.front(), profile, kPackageVersion);
     // Read from the variant itself, so a refusal names the user's file and variant.
     (void)plan_submission(load_recipe_source(std::move(sources.front()), ro), given, profile);
 
@@ -87,6 +78,14 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
     error_lines(e.what());
     return -1;
   }
+}
+
+}  // namespace
+
+int submit_dispatch(const std::string& callback, spank_t sp, const srt_loader_state& state) {
+  const spank_context_t ctx = spank_context();
+  if (callback == "init_post_opt" && (ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR)) return submit_side(sp, state);
+  return 0;
 }
 
 }  // namespace srt::spank_impl

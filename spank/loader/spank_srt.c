@@ -122,18 +122,37 @@ static int srt_job_present(spank_t sp) {
   return getenv(SRT_SNAPSHOT_JOB_ENV) != NULL;
 }
 
-static const char *srt_impl_path(void) {
+#ifndef SRT_NODE_IMPL_NAME
+#define SRT_NODE_IMPL_NAME "srt_spank_node.so"
+#endif
+
+/* The implementation for this context: impl=PATH (srt_spank_impl.so) on the submit side, and in
+ * slurmstepd its sibling srt_spank_node.so, which plans from the job's snapshot without a YAML
+ * parser (issue 25): what a job's every slurmstepd maps stays small. */
+static const char *srt_impl_path(int remote, char *buf, size_t size) {
+  const char *impl = SRT_DEFAULT_IMPL;
   for (int i = 0; i < srt_argc; i++)
-    if (strncmp(srt_argv[i], "impl=", 5) == 0) return srt_argv[i] + 5;
-  return SRT_DEFAULT_IMPL;
+    if (strncmp(srt_argv[i], "impl=", 5) == 0) impl = srt_argv[i] + 5;
+  if (!remote) return impl;
+  const char *slash = strrchr(impl, '/');
+  int dir = slash ? (int)(slash - impl + 1) : 0;
+  if (snprintf(buf, size, "%.*s%s", dir, impl, SRT_NODE_IMPL_NAME) >= (int)size) return NULL;
+  return buf;
 }
 
 /* Why the implementation did not load, kept for task_init to tell the job. */
-static char srt_load_error[512];
+static char srt_load_error[2048];
 
-static int srt_load_impl(void) {
+static int srt_load_impl(int remote) {
   if (srt_impl_fn) return 0;
-  const char *path = srt_impl_path();
+  char node_path[1024];
+  const char *path = srt_impl_path(remote, node_path, sizeof node_path);
+  if (!path) {
+    snprintf(srt_load_error, sizeof srt_load_error, "the plugstack.conf impl= path is longer than %d bytes",
+             (int)sizeof node_path);
+    slurm_error("srt: %s", srt_load_error);
+    return -1;
+  }
   srt_impl_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!srt_impl_handle) {
     snprintf(srt_load_error, sizeof srt_load_error, "cannot load the implementation library %s: %s",
@@ -192,7 +211,7 @@ static int srt_forward(const char *callback, spank_t sp) {
     return -1;
   }
   if (!srt_job_present(sp)) return 0;
-  if (srt_load_impl() != 0) {
+  if (srt_load_impl(spank_remote(sp)) != 0) {
     /* Remote: never fail init/user_init (that drains nodes); task_init reports it to the job. */
     if (!spank_remote(sp)) return -1;
     if (strcmp(callback, "task_init") != 0) return 0;

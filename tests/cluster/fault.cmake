@@ -3,9 +3,9 @@
 # Fixture lab_fault: its own 3-node netns lab (${SRT_LAB_DIR}/fault, ports SRT_LAB_PORT+50..+51),
 # because the tests damage it on purpose (a dead slurmd, a node that sees different files) and
 # need a short SlurmdTimeout (10 s) to see a dead slurmd within seconds. The plugin loads its
-# implementation from BASE/lib/srt/srt_spank_impl.so (a link to this build's, as a package
-# installs it in the plugin directory), so a test can hide that directory from one node only.
-if(TARGET spank_srt AND TARGET srt_spank_impl)
+# implementation from BASE/lib/srt/srt_spank_impl.so and srt_spank_node.so (links to this
+# build's, as a package installs them in the plugin directory), so a test can hide that directory from one node only.
+if(TARGET spank_srt AND TARGET srt_spank_impl AND TARGET srt_spank_node)
   set(_fault_base "${SRT_LAB_DIR}/fault")
   math(EXPR _fault_port "${SRT_LAB_PORT} + 50")
   set(_fault_impl "${_fault_base}/lib/srt/srt_spank_impl.so")
@@ -13,8 +13,11 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     COMMAND "${_lab_scripts}/lab-start.sh" --base "${_fault_base}" --port ${_fault_port} --mode netns
             --nodes 3 --timeout ${SRT_LAB_TIMEOUT} --slurmd-timeout 10 --srt-profile
             --spank "$<TARGET_FILE:spank_srt> impl=${_fault_impl} profile=${_fault_base}/etc/srt/cluster.yaml")
+  # Both sides' libraries, side by side as a package installs them (the loader finds the node's
+  # beside impl=).
   add_test(NAME cluster.fault.impl
-    COMMAND "${CMAKE_COMMAND}" -E create_symlink "$<TARGET_FILE:srt_spank_impl>" "${_fault_impl}")
+    COMMAND sh -c "ln -sfn \"$1\" \"$3/srt_spank_impl.so\" && ln -sfn \"$2\" \"$3/srt_spank_node.so\"" sh
+            "$<TARGET_FILE:srt_spank_impl>" "$<TARGET_FILE:srt_spank_node>" "${_fault_base}/lib/srt")
   add_test(NAME cluster.fault.stop
     COMMAND "${_lab_scripts}/lab-stop.sh" --base "${_fault_base}" --port ${_fault_port})
   # lab-start.sh wipes the base: the link is made after it (its directory first).

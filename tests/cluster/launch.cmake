@@ -12,7 +12,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
                   "SRT_JOB=${PROJECT_BINARY_DIR}/helper/srt-job")
   add_test(NAME cluster.launch.build
     COMMAND "${CMAKE_COMMAND}" --build "${PROJECT_BINARY_DIR}"
-            --target spank_srt srt_spank_impl srt-helper srt-exec fake_pyxis)
+            --target spank_srt srt_spank_impl srt_spank_node srt-helper srt-exec fake_pyxis)
   add_test(NAME cluster.launch.start
     COMMAND "${_lab_scripts}/lab-start.sh" --base "${_launch_base}" --port ${_launch_port} --mode netns
             --nodes 3 --timeout ${SRT_LAB_TIMEOUT} --data-network --epilog "${PROJECT_BINARY_DIR}/helper/srt-epilog"

@@ -16,6 +16,8 @@ launch_test_init "${1:-}"
 work=$(lab_scratch fault-impl-missing)
 impl_dir="$LAB_BASE/lib/srt"
 impl="$impl_dir/srt_spank_impl.so"
+# What a slurmstepd loads: the node side's library, beside impl= (the submit side's).
+node_impl="$impl_dir/srt_spank_node.so"
 node=node2
 slurmd_pid=$(cat "$LAB_BASE/run/slurmd-$node.pid")
 lab_alive "$slurmd_pid" || lab_fail "slurmd of $node is not running"
@@ -28,7 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-[[ -e "$impl" ]] || lab_fail "$impl does not exist: the fixture links it (cluster.fault.impl)"
+[[ -e "$impl" && -e "$node_impl" ]] || lab_fail "$impl or $node_impl does not exist: the fixture links them (cluster.fault.impl)"
 in_node mount -t tmpfs -o size=64k,mode=755 srt-fault-no-impl "$impl_dir"
 hidden=1
 in_node test ! -e "$impl" || lab_fail "the mount did not hide $impl on $node"
@@ -48,8 +50,8 @@ jid=$(sbatch --parsable -w node1,node2 --srt-recipe="$recipe" -o "$work/srt-%j.o
 result=$(lab_wait_job "$jid" 60) && { cat "$work/srt-$jid.out"; lab_fail "srt job completed: $result"; }
 echo "$result"
 cat "$work/srt-$jid.out"
-reason=$(grep -F "srt: this job cannot run: node $node " "$work/srt-$jid.out" | grep -F "$impl" || true)
-[[ -n "$reason" ]] || lab_fail "no line naming $node and $impl on the job's output"
+reason=$(grep -F "srt: this job cannot run: node $node " "$work/srt-$jid.out" | grep -F "$node_impl" || true)
+[[ -n "$reason" ]] || lab_fail "no line naming $node and $node_impl on the job's output"
 echo "ok: the job's output says: $reason"
 
 # 3. The launcher (srt-job): its first step on node2 (preflight's probe, or the decode worker)
@@ -68,7 +70,7 @@ where=
 for file in "$LAB_BASE/work/launch-$jid.out" "$dir"/logs/"$node"_*.out; do
   [[ -f "$file" ]] || continue
   # Not grep -q: it would quit at the first match and the first grep could die of SIGPIPE.
-  if grep -F "srt: this job cannot run: node $node" "$file" | grep -F "$impl" >/dev/null; then where=$file; break; fi
+  if grep -F "srt: this job cannot run: node $node" "$file" | grep -F "$node_impl" >/dev/null; then where=$file; break; fi
 done
 [[ -n "$where" ]] || { launch_show "$jid"; lab_fail "neither the job's output nor $node's logs carry the reason"; }
 [[ "$where" == *"/launch-$jid.out" || "$status_reason" == *"${where##*/}"* ]] \
@@ -79,7 +81,7 @@ lab_assert_job_clean "$jid" 15
 echo "ok: launch job failed with the reason; logs kept in $dir"
 
 # The admin's side: slurmd's log says it too, and no node was drained or downed.
-grep -F "$impl" "$LAB_BASE/log/slurmd-$node.log" | tail -n 1
+grep -F "$node_impl" "$LAB_BASE/log/slurmd-$node.log" | tail -n 1
 bad=$(lab_unusable_nodes)
 [[ -z "$bad" ]] || lab_fail "nodes left unusable: $bad"
 in_node umount "$impl_dir"

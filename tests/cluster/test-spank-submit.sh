@@ -28,15 +28,20 @@ lab_expect_refused lone-step step.out "--srt-step only works inside a job" srun 
 lab_expect_refused bad-step badstep.out "is not a worker name" srun -N2 --srt-recipe="$good" --srt-step=router true
 
 echo "--- a job without the option is untouched"
-# The task's parent is its slurmstepd: its maps show which plugin libraries it loaded.
+# The task's parent is its slurmstepd: its maps show which plugin libraries it loaded. Counted:
+# SRT_ variables, the node side's library, the loader, the submit side's library, yaml-cpp and
+# libcrypto mappings (issue 25: a slurmstepd of a recipe job maps neither of the last three).
 # shellcheck disable=SC2016  # expanded in the task
-probe='env | grep -c "^SRT_" || true; grep -c srt_spank_impl /proc/$PPID/maps || true; grep -c spank_srt.so /proc/$PPID/maps || true'
+probe='m=/proc/$PPID/maps; env | grep -c "^SRT_" || true; for p in srt_spank_node spank_srt.so srt_spank_impl libyaml-cpp libcrypto; do grep -c "$p" $m || true; done'
 mapfile -t plain < <(srun -N1 bash -c "$probe")
-echo "plain job: SRT_ variables=${plain[0]} impl mappings=${plain[1]} loader mappings=${plain[2]}"
+echo "plain job: SRT_ variables=${plain[0]} node library mappings=${plain[1]} loader mappings=${plain[2]}"
 [[ "${plain[0]}" == 0 ]] || lab_fail "a job without --srt-recipe sees SRT_ variables"
-[[ "${plain[1]}" == 0 ]] || lab_fail "the implementation library is loaded for a job without --srt-recipe"
+[[ "${plain[1]}" == 0 && "${plain[3]}" == 0 ]] || lab_fail "the implementation is loaded for a job without --srt-recipe"
 (( plain[2] > 0 )) || lab_fail "the loader is not in the step at all: the check above proves nothing"
-mapfile -t srt < <(srun -N2 --srt-recipe="$good" bash -c "$probe" | sed -n 1,3p)
-echo "srt job: SRT_ variables=${srt[0]} impl mappings=${srt[1]}"
-(( srt[0] > 5 && srt[1] > 0 )) || lab_fail "an srt job should load the implementation and see SRT_ variables"
+mapfile -t srt < <(srun -N2 --srt-recipe="$good" bash -c "$probe" | sed -n 1,6p)
+echo "srt job: SRT_ variables=${srt[0]} node library=${srt[1]} submit library=${srt[3]} yaml-cpp=${srt[4]} libcrypto=${srt[5]} (plain: ${plain[5]})"
+(( srt[0] > 5 && srt[1] > 0 )) || lab_fail "an srt job should load the node library and see SRT_ variables"
+[[ "${srt[3]}" == 0 ]] || lab_fail "a slurmstepd loaded the submit side's srt_spank_impl.so"
+[[ "${srt[4]}" == 0 ]] || lab_fail "a slurmstepd of an srt job maps yaml-cpp"
+[[ "${srt[5]}" == "${plain[5]}" ]] || lab_fail "the plugin brought libcrypto into slurmstepd"
 echo "PASS: bad input refused at submit by sbatch, salloc and srun; plain jobs untouched"

@@ -24,6 +24,8 @@ allowed_for() {
   case "$1" in
     spank_srt.so) echo '^(libc\.so\.6|libdl\.so\.2)$' ;;
     srt_spank_impl.so) echo "^($libc|$cxx|$core)\$" ;;
+    # What every slurmstepd of a recipe job maps: no yaml-cpp, no libcrypto (issue 25).
+    srt_spank_node.so) echo "^($libc|$cxx|libhwloc\.so\.[0-9]+|libnettle\.so\.[0-9]+)\$" ;;
     srt-helper) echo "^($libc|$cxx|$core|$slurm)\$" ;;
     srt-helper-jobstep.so) echo "^($libc|$cxx|$core|$slurm|$jobstep)\$" ;;
     srt-exec) echo '^$' ;;

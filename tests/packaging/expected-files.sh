@@ -26,6 +26,7 @@ recipes=$(cd "$src/recipes" && find . -name '*.yaml' | sed 's|^\./||' | sort)
   if [[ "$kind" == rpm ]]; then
     echo /usr/lib64/slurm/spank_srt.so
     echo /usr/lib64/slurm/srt_spank_impl.so
+    echo /usr/lib64/slurm/srt_spank_node.so
     echo /etc/slurm/plugstack.conf.d
     echo /etc/srt
     echo /usr/share/doc/$name
@@ -42,6 +43,7 @@ recipes=$(cd "$src/recipes" && find . -name '*.yaml' | sed 's|^\./||' | sort)
     multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
     echo "/usr/lib/$multiarch/slurm-wlm/spank_srt.so"
     echo "/usr/lib/$multiarch/slurm-wlm/srt_spank_impl.so"
+    echo "/usr/lib/$multiarch/slurm-wlm/srt_spank_node.so"
     echo /usr/share/doc/$name/INSTALL.md
     echo /usr/share/doc/$name/copyright
   fi

@@ -1,10 +1,11 @@
-// What a task sees from srt-spank (DESIGN "The environment contract"), and how the validated
-// recipe travels from the submit host to every node (the snapshot).
+// What a task sees from srt-spank (DESIGN "The environment contract"). How the validated recipe
+// travels from the submit host to every node is srt/snapshot.hpp.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "srt/plan.hpp"
+#include "srt/snapshot.hpp"
 
 namespace srt {
 
@@ -35,21 +36,5 @@ StepEnvironment step_environment(const Plan& plan, int node_index, const std::st
 
 // "prefill:0" -> ok; anything else -> srt::Error naming the valid form.
 void check_step_name(const std::string& step);
-
-struct Snapshot {
-  std::string recipe_path;     // as the user gave it (SRT_RECIPE)
-  std::string recipe_text;     // the bytes that were validated
-  std::string profile_digest;  // sha256 of the submit side's profile ("" = built-in default)
-  // A variants file's variant (--srt-recipe=FILE:SELECTOR): recipe_text is then the expanded
-  // variant, not the file. "" for a plain recipe.
-  std::string variant_selector = {};  // "override_x", "zip_override_g[2]", "base"
-  std::string variant_name = {};      // its `name` after expansion
-};
-
-// One line of base64 (job environments carry it), well under Slurm's limits for a few-KB recipe.
-std::string encode_snapshot(const Snapshot& s);
-Snapshot decode_snapshot(const std::string& encoded);  // throws srt::Error on anything malformed
-
-constexpr std::size_t kMaxSnapshotBytes = 96 * 1024;
 
 }  // namespace srt

@@ -32,8 +32,8 @@ struct JobPlan {
 // default, nothing else (no --set, no strictness the nodes would not share).
 RecipeOptions job_recipe_options(const Profile& profile);
 
-// Reads the recipe from snap.recipe_text as every node does (the profile's gpus_per_node is
-// the default) and plans it. Throws srt::Error naming the recipe's key, or this_node when it
+// Reads the recipe from the snapshot's document as every node does (snapshot_recipe: the
+// profile's gpus_per_node is the default, no YAML) and plans it. Throws srt::Error naming the recipe's key, or this_node when it
 // is not one of the job's nodes.
 JobPlan plan_job(const Snapshot& snap, const Profile& profile, const JobFacts& facts);
 // A recipe already read by the caller (`srt-helper plan` with --set/--unset, whose messages

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "file_snapshot.hpp"
 #include "srt/data_network.hpp"
 #include "srt/error.hpp"
 #include "srt/files.hpp"
@@ -172,9 +173,8 @@ TEST_CASE("data_network: every cross-node endpoint of the Plan is a data address
   facts.nodes = {"n1", "n2", "n3"};
   facts.job_id = 7;
   facts.addresses = srt::data_addresses(facts.nodes, p, table(kTwoNetworks));
-  srt::Snapshot snap;
-  snap.recipe_text = srt::read_text_file(SRT_SOURCE_DIR "/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml", 1 << 20);
-  snap.recipe_path = "disagg-2p1d-dpa-tp8.yaml";
+  const srt::Snapshot snap = test_recipes::file_snapshot(
+      SRT_SOURCE_DIR "/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml", p, "disagg-2p1d-dpa-tp8.yaml");
   const srt::Plan plan = srt::plan_job(snap, p, facts).plan;
   const std::string text = srt::plan_to_json(plan).dump();
   CHECK(text.find("192.168.1.") == std::string::npos);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "file_snapshot.hpp"
 #include "recipes.hpp"
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
@@ -18,12 +19,7 @@ namespace {
 
 const std::string kRecipe = std::string(SRT_SOURCE_DIR) + "/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml";
 
-srt::Snapshot snapshot() {
-  srt::Snapshot s;
-  s.recipe_path = kRecipe;
-  s.recipe_text = srt::read_text_file(kRecipe, 1 << 20);
-  return s;
-}
+srt::Snapshot snapshot() { return file_snapshot(kRecipe, srt::default_profile()); }
 
 srt::JobFacts facts(const std::string& here = "") {
   srt::JobFacts f;

@@ -10,6 +10,23 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "impl/impl.hpp"
+#include "srt/files.hpp"
+#include "srt/snapshot.hpp"
+
+extern "C" {
+const int srt_impl_abi = SRT_IMPL_ABI;
+}
+
+// Each library's entry is this, with one side's dispatcher: a submit side and a node are
+// different processes, and every context dispatches to one side only.
+int srt_impl_callback(const char* callback, spank_t sp, const srt_loader_state* state) {
+  return srt::spank_impl::guarded_callback(callback, state, [sp](const std::string& cb, const srt_loader_state& s) {
+    return spank_context() == S_CTX_REMOTE ? srt::spank_impl::node_dispatch(cb, sp, s)
+                                           : srt::spank_impl::submit_dispatch(cb, sp, s);
+  });
+}
+
 namespace srt::glue_test {
 
 namespace fs = std::filesystem;
@@ -45,6 +62,21 @@ int call_impl(const char* callback, const LoaderArgs& args) {
   argv.push_back(nullptr);
   srt_loader_state state{SRT_IMPL_ABI, args.recipe, args.step, int(args.plugstack.size()), argv.data()};
   return srt_impl_callback(callback, fake::handle(), &state);
+}
+
+std::string snapshot_of(const std::string& recipe_path, const Json& recipe, const std::string& profile_path,
+                        const std::string& package) {
+  Snapshot s;
+  s.recipe_path = recipe_path;
+  s.recipe = recipe;
+  s.recipe_text = recipe.dump();
+  s.package = package;
+  if (!profile_path.empty()) {
+    const Profile p = load_profile_file(profile_path);
+    s.profile_digest = p.digest;
+    s.profile = p.source.root;
+  }
+  return encode_snapshot(s);
 }
 
 void become_stepd(const std::string& snapshot, int nodes, std::uint32_t step_id, std::uint32_t node_id) {

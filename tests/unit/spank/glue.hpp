@@ -7,10 +7,12 @@
 
 #include "fake_spank.hpp"
 #include "scratch.hpp"
+#include "srt/document.hpp"
 
 extern "C" {
 #include "impl_abi.h"
-// The implementation's exported entry point (impl/dispatch.cpp), linked in from its objects.
+// The libraries' entry point, here over both sides in one process (glue.cpp: the submit side's
+// and the node's dispatchers behind the same guard as impl/submit_entry.cpp and node_entry.cpp).
 extern const int srt_impl_abi;
 int srt_impl_callback(const char* callback, spank_t sp, const srt_loader_state* state);
 }
@@ -39,6 +41,12 @@ int call_impl(const char* callback, const LoaderArgs& args);
 // One slurmstepd of a job on nodes lab-n1..lab-n<nodes>, step `step_id` on all of them, this
 // node at `node_id` in the step: the items and job environment Slurm gives the plugin there.
 void become_stepd(const std::string& snapshot, int nodes, std::uint32_t step_id, std::uint32_t node_id);
+
+// A snapshot as the submit side would write it for `recipe` (a document, read or made up: the
+// snapshot is the user's environment), the profile file at profile_path ("" = built-in default)
+// and srt-spank `package` (default: this build's).
+std::string snapshot_of(const std::string& recipe_path, const Json& recipe, const std::string& profile_path,
+                        const std::string& package = SRT_VERSION);
 
 // Everything the fake logged, one line each (for REQUIRE_THAT ... Contains).
 std::string log_text();

@@ -44,7 +44,7 @@ std::string job_failure(const std::vector<std::string>& plugstack, const char* s
 
 TEST_CASE("a damaged snapshot: garbage, truncated, empty, absent, oversized", "[spank][hostile]") {
   Submitted job;
-  const std::string damaged = "the job's recipe snapshot is damaged";
+  const std::string damaged = "recipe snapshot (SLURM_SPANK_SRT_SNAPSHOT) is damaged";
 
   become_stepd("!!!! not base64 at all \x01\x02", 3, 0, 0);
   CHECK_THAT(job_failure(job.plugstack), Contains(damaged));
@@ -73,10 +73,10 @@ TEST_CASE("a damaged snapshot: garbage, truncated, empty, absent, oversized", "[
 
 TEST_CASE("a well-formed snapshot of a recipe that is not valid", "[spank][hostile]") {
   Submitted job;
-  const std::string digest = srt::load_profile_file(job.profile).digest;
-  become_stepd(srt::encode_snapshot({"/home/u/r.yaml", "name: x\nbogus: [1, 2\n", digest}), 3, 0, 0);
-  CHECK_THAT(job_failure(job.plugstack), Contains("/home/u/r.yaml:"));
-  become_stepd(srt::encode_snapshot({"/home/u/r.yaml", "", digest}), 3, 0, 0);
+  // The node checks the document again with every rule of the submit side.
+  become_stepd(snapshot_of("/home/u/r.yaml", srt::Json{{"name", "x"}, {"bogus", {1, 2}}}, job.profile), 3, 0, 0);
+  CHECK_THAT(job_failure(job.plugstack), Contains("/home/u/r.yaml") && Contains("bogus"));
+  become_stepd(snapshot_of("/home/u/r.yaml", srt::Json(), job.profile), 3, 0, 0);
   CHECK_THAT(job_failure(job.plugstack), Contains("/home/u/r.yaml"));
 }
 
@@ -134,4 +134,19 @@ TEST_CASE("Slurm refusing to set a variable fails the job with Slurm's reason", 
   CHECK(rc == -1);
   CHECK_THAT(err, Contains("cannot set SRT_"));
   CHECK_THAT(err, Contains("Buffer too small"));
+}
+
+TEST_CASE("a snapshot another srt-spank version wrote fails the job, naming both versions", "[spank][hostile]") {
+  Submitted job;
+  const std::string recipe = source_path("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
+  const srt::Json doc = srt::decode_snapshot(job.snapshot).recipe;
+  become_stepd(snapshot_of(recipe, doc, job.profile, "0.0.1"), 3, 0, 1);
+  CHECK_THAT(job_failure(job.plugstack),
+             Contains("submitted with srt-spank 0.0.1 and node lab-n2 runs srt-spank " SRT_VERSION) &&
+                 Contains("install one srt-spank version"));
+  // The same document from this version plans.
+  become_stepd(snapshot_of(recipe, doc, job.profile), 3, 0, 1);
+  REQUIRE(call_impl("user_init", {nullptr, nullptr, job.plugstack}) == 0);
+  CHECK(call_impl("task_init", {nullptr, nullptr, job.plugstack}) == 0);
+  CHECK(fake::process().job_env["SRT_NODE_INDEX"] == "1");
 }

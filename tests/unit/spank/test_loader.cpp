@@ -122,6 +122,15 @@ class Loader {
 };
 
 const std::string kRecipe = source_path("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
+
+// The outer job's snapshot: only its recipe_path matters to a nested submit.
+std::string outer_snapshot() {
+  srt::Snapshot s;
+  s.recipe_path = kRecipe;
+  s.recipe = srt::Json{{"name", "outer"}};
+  s.package = SRT_VERSION;
+  return srt::encode_snapshot(s);
+}
 const std::string kOther = source_path("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");
 
 }  // namespace
@@ -180,7 +189,7 @@ TEST_CASE("loader, inside an srt job: the command line's --srt-recipe wins over 
   TempDir dir;
   const std::string profile = write_lab_profile(dir);
   // The outer job: its snapshot, and its option re-delivered to every srun/sbatch inside it.
-  ::setenv(SRT_SNAPSHOT_JOB_ENV, srt::encode_snapshot(srt::Snapshot{kRecipe, "name: outer\n", "0"}).c_str(), 1);
+  ::setenv(SRT_SNAPSHOT_JOB_ENV, outer_snapshot().c_str(), 1);
   ::setenv("SLURM_JOB_ID", "4242", 1);
   ::setenv(kOptionEnv, kRecipe.c_str(), 1);
   fake::reset(S_CTX_ALLOCATOR);
@@ -213,4 +222,56 @@ TEST_CASE("loader: the init failure mode is the job's, never the node's (Slurm 2
   CHECK(mode == nullptr);
 #endif
   ::dlclose(handle);
+}
+
+namespace {
+
+bool loaded(const char* path) {
+  void* h = ::dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  if (h) ::dlclose(h);
+  return h != nullptr;
+}
+
+}  // namespace
+
+// Issue 25: slurmstepd loads srt_spank_node.so (found beside impl=), which plans from the
+// snapshot's documents; the submit side's srt_spank_impl.so, with yaml-cpp, stays on the submit
+// host. Each ctest case is a process of its own, so nothing else loaded either library here.
+TEST_CASE("loader: slurmstepd loads the node side's library, the submit host the submit side's", "[spank][loader]") {
+  CleanEnv env;
+  TempDir dir;
+  const std::string profile = dir.write("cluster.yaml", "cluster: lab\ngpus_per_node: 8\ncontainer_runtime: bwrap\n"
+                                                        "node_addresses: {lab-n1: 127.0.0.1, lab-n2: 127.0.0.1}\n");
+  REQUIRE_FALSE(loaded(SRT_IMPL_PATH));
+  REQUIRE_FALSE(loaded(SRT_NODE_PATH));
+  {
+    fake::reset(S_CTX_ALLOCATOR);
+    Loader loader({"profile=" + profile, "impl=" SRT_IMPL_PATH});
+    REQUIRE(loader.call("init") == 0);
+    REQUIRE(loader.option("srt-recipe", kRecipe.c_str(), 0) == 0);
+    REQUIRE(loader.call("init_post_opt") == 0);
+    INFO(log_text());
+    CHECK(loaded(SRT_IMPL_PATH));
+    CHECK_FALSE(loaded(SRT_NODE_PATH));
+  }
+  const std::string snapshot = std::getenv(SRT_SNAPSHOT_JOB_ENV);
+  CleanEnv::clear();
+  fake::reset(S_CTX_REMOTE);
+  auto& p = fake::process();
+  p.items[S_JOB_ID] = 77;
+  p.items[S_JOB_STEPID] = 0;
+  p.items[S_JOB_NODEID] = 1;
+  p.job_env[SRT_SNAPSHOT_JOB_ENV] = snapshot;
+  p.job_env["SLURM_JOB_NODELIST"] = p.job_env["SLURM_STEP_NODELIST"] = "lab-n[1-2]";
+  Loader loader({"profile=" + profile, "impl=" SRT_IMPL_PATH});
+  REQUIRE(loader.call("init") == 0);
+  REQUIRE(loader.call("init_post_opt") == 0);
+  REQUIRE(loader.call("user_init") == 0);
+  int rc = -2;
+  const std::string err = capture_stderr([&] { rc = loader.call("task_init"); });
+  INFO(err << log_text());
+  CHECK(rc == 0);
+  CHECK(loaded(SRT_NODE_PATH));
+  CHECK(p.job_env["SRT_NODE_INDEX"] == "1");
+  CHECK(p.job_env["SRT_RECIPE"] == kRecipe);
 }

@@ -130,7 +130,7 @@ TEST_CASE("a nested srun inside an srt job reuses the job's snapshot and opens n
   CleanEnv env;
   // The job's recipe path, re-delivered to the srun by Slurm, may not exist on this node (submit
   // --set's effective recipe is gone once sbatch returns): the snapshot names it, nothing is read.
-  const std::string job = srt::encode_snapshot(srt::Snapshot{"/nonexistent/recipe.yaml", "name: x\n", "0"});
+  const std::string job = snapshot_of("/nonexistent/recipe.yaml", srt::Json{{"name", "x"}}, "");
   ::setenv(SRT_SNAPSHOT_JOB_ENV, job.c_str(), 1);
   ::setenv("SLURM_JOB_ID", "4242", 1);
   fake::reset(S_CTX_LOCAL);
@@ -147,7 +147,7 @@ TEST_CASE("a nested submit naming another recipe validates and snapshots that on
   const std::string profile = write_lab_profile(dir);
   const std::string outer = source_path(kRecipes[0]);
   const std::string other = source_path(kRecipes[1]);
-  const std::string job = srt::encode_snapshot(srt::Snapshot{outer, file_bytes(outer), "0"});
+  const std::string job = snapshot_of(outer, srt::parse_yaml(file_bytes(outer), outer).root, profile);
   ::setenv(SRT_SNAPSHOT_JOB_ENV, job.c_str(), 1);
   ::setenv("SLURM_JOB_ID", "4242", 1);
 
