@@ -38,7 +38,8 @@ echo "plain job: SRT_ variables=${plain[0]} node library mappings=${plain[1]} lo
 [[ "${plain[0]}" == 0 ]] || lab_fail "a job without --srt-recipe sees SRT_ variables"
 [[ "${plain[1]}" == 0 && "${plain[3]}" == 0 ]] || lab_fail "the implementation is loaded for a job without --srt-recipe"
 (( plain[2] > 0 )) || lab_fail "the loader is not in the step at all: the check above proves nothing"
-mapfile -t srt < <(srun -N2 --srt-recipe="$good" bash -c "$probe" | sed -n 1,6p)
+# Task 0's lines only (--label): two tasks' lines interleave.
+mapfile -t srt < <(srun -N2 --label --srt-recipe="$good" bash -c "$probe" | sed -n 's/^0: //p')
 echo "srt job: SRT_ variables=${srt[0]} node library=${srt[1]} submit library=${srt[3]} yaml-cpp=${srt[4]} libcrypto=${srt[5]} (plain: ${plain[5]})"
 (( srt[0] > 5 && srt[1] > 0 )) || lab_fail "an srt job should load the node library and see SRT_ variables"
 [[ "${srt[3]}" == 0 ]] || lab_fail "a slurmstepd loaded the submit side's srt_spank_impl.so"
