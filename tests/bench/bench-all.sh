@@ -32,7 +32,8 @@ impl=$build/spank/srt_spank_impl.so
 fixture=$SRC/tests/fixtures/topology/mi355x-8gpu-pollara.xml
 dsv4=$SRC/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml
 lab2p1d=$SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml
-for f in "$helper" "$plugin" "$impl" "$build/tests/bench/bench_plan" "$build/tests/unit/recipe/bench_validate" \
+for f in "$helper" "$plugin" "$impl" "$build/spank/srt_spank_node.so" "$build/tests/bench/bench_plan" \
+         "$build/tests/bench/bench_node_side" "$build/tests/unit/recipe/bench_validate" \
          "$build/tests/unit/topology/bench_topology" "$build/tests/bench/bench_kv_relay" "$build/helper/srt-job"; do
   [[ -x "$f" || -f "$f" ]] || { echo "bench-all.sh: $f is missing: build $build with tests first" >&2; exit 2; }
 done
@@ -52,6 +53,8 @@ section "core (in-process, C++)"
 # than the same recipe in the v1 layout (the shipped 2P1D recipe, and its v1 spelling).
 "$build/tests/unit/recipe/bench_validate" "$SRC/tests/fixtures/recipes/v1/atom-disagg-2p1d-dpa-tp8-8k1k.yaml"
 "$build/tests/unit/recipe/bench_validate" "$dsv4"
+# Issue 25: a slurmstepd's user_init work from the snapshot's documents, and from YAML as before.
+"$build/tests/bench/bench_node_side"
 "$build/tests/unit/topology/bench_topology"
 "$build/tests/bench/bench_kv_relay" --publishers 8 --rate 100000 --seconds 3
 
