@@ -25,5 +25,6 @@ void add_port_check(CLI::App& app);
 void add_gpu_check(CLI::App& app);
 void add_migrate(CLI::App& app);
 void add_clean_containers(CLI::App& app);
+void add_snapshot(CLI::App& app);
 
 }  // namespace srt::helper

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   add_gpu_check(app);
   add_clean_containers(app);
   add_migrate(app);
+  add_snapshot(app);
 
   // launch, kv-relay and kv-watch: their module's exit_code, when it was loaded.
   int* jobstep_exit_code = nullptr;

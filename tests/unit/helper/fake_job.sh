@@ -29,10 +29,6 @@ job_env() {
   local jid=$1 digest snapshot
   digest=$("$helper" plan "$recipe" --profile "$profile" --nodelist "$nodelist" --job-id "$jid" --json |
     /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["digest"])')
-  snapshot=$(/usr/bin/python3 -c 'import base64,hashlib,json,sys
-r, p = sys.argv[1], sys.argv[2]
-j = {"v": 1, "recipe_path": r, "recipe": open(r).read(),
-     "profile_digest": hashlib.sha256(open(p, "rb").read()).hexdigest()}
-print(base64.b64encode(json.dumps(j).encode()).decode())' "$recipe" "$profile")
+  snapshot=$("$helper" snapshot "$recipe" --profile "$profile")
   echo "SLURM_JOB_ID=$jid" "SLURM_JOB_NODELIST=$nodelist" "SLURM_SPANK_SRT_SNAPSHOT=$snapshot" "SRT_PLAN_DIGEST=$digest"
 }
