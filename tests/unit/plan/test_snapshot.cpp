@@ -122,8 +122,8 @@ TEST_CASE("a hostile or foreign snapshot is an srt::Error saying what it is") {
   CHECK_THROWS_WITH(srt::decode_snapshot(base64({0xa1, 0x61})), Contains(damaged));  // truncated CBOR
 
   // A million nested arrays in the body: refused by the shape check before any recursion.
-  Bytes deep(60000, 0x81);
-  deep.push_back(0xf6);
+  Bytes deep(60001, 0x81);
+  deep.back() = 0xf6;  // null, innermost
   CHECK_THROWS_WITH(srt::decode_snapshot(envelope(deep)), Contains("nested deeper than"));
   // Trailing bytes, a body that is not a map, a wrong digest, a missing recipe.
   CHECK_THROWS_WITH(srt::decode_snapshot(envelope({0xa0, 0x00})), Contains(damaged));
