@@ -119,8 +119,8 @@ clang_configure_and_build() {
 fuzz_configure_and_build() {
   CC=clang CXX=clang++ cmake -S "$src" -B "$fuzz_build" -DSRT_WERROR=ON -DSRT_FUZZ=ON -DSRT_FUZZ_SECONDS=15 \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$fuzz_build.configure.log" 2>&1 || { cat "$fuzz_build.configure.log"; return 1; }
-  cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan fuzz_kv fuzz_launch_json 2>&1 | grep -vE '^\[ *[0-9]+%\]|^(gmake|make)\[' || true
-  cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan fuzz_kv fuzz_launch_json >/dev/null 2>&1
+  cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan fuzz_kv fuzz_launch_json fuzz_snapshot 2>&1 | grep -vE '^\[ *[0-9]+%\]|^(gmake|make)\[' || true
+  cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan fuzz_kv fuzz_launch_json fuzz_snapshot >/dev/null 2>&1
 }
 
 bench() {  # the table goes to the log and to $build/bench.txt (the README's table comes from it)
