@@ -12,7 +12,7 @@
 extern "C" {
 #include "impl_abi.h"
 // The libraries' entry point, here over both sides in one process (glue.cpp: the submit side's
-// and the node's dispatchers behind the same guard as impl/submit_entry.cpp and node_entry.cpp).
+// and the node's dispatchers behind the same guard as impl/entry.cpp).
 extern const int srt_impl_abi;
 int srt_impl_callback(const char* callback, spank_t sp, const srt_loader_state* state);
 }
