@@ -157,6 +157,7 @@ class Builder {
         return n.value;
       case Node::Kind::sequence: {
         Json out = Json::array();
+        out.get_ref<Json::array_t&>().reserve(n.items.size());
         for (std::size_t i = 0; i < n.items.size(); ++i) {
           const std::string item_path = index_path(path, i);
           doc_.marks[item_path] = n.items[i]->mark;
@@ -195,7 +196,7 @@ class Builder {
   }
 
   Json build_mapping(const Node& n, const std::string& path, int depth) {
-    Json out = Json::object();
+    Json out = object_of_capacity(n.items.size() / 2);
     // PyYAML puts merged pairs first (for a list, the last mapping's first), then the explicit
     // ones; later pairs overwrite earlier ones, so explicit keys win and the first list item wins.
     for (std::size_t i = 0; i + 1 < n.items.size(); i += 2) {

@@ -16,18 +16,31 @@ std::string text_of(const Json* v) { return v && v->is_string() ? v->get<std::st
 
 // The v1-only keys srtctl's require_current_schema (core/config.py, after v2.2.1) refuses, each
 // with what schema 2 spells instead (docs/legacy-v1.md's table).
+// resources.<v1 role size key> -> roles.<role>.<key>, for the keys `resources` has (in its order).
+// A key-by-key walk of what is there: a schema-2 recipe's resources holds two or three keys.
+void legacy_resources(const Json& root, std::vector<std::pair<std::string, std::string>>& out, bool with_critical) {
+  const Json* r = get(root, "resources");
+  if (!r || !r->is_object()) return;
+  for (const auto& [key, value] : r->items()) {
+    (void)value;
+    for (const char* role : {"prefill", "decode", "agg"}) {
+      const std::string rs = role;
+      const char* v2 = key == rs + "_nodes"     ? "nodes"
+                       : key == rs + "_workers" ? "workers"
+                       : key == "gpus_per_" + rs ? "gpus"
+                       : key == rs + "_critical" && with_critical ? "critical"
+                                                                  : nullptr;
+      if (v2) out.emplace_back("resources." + key, "roles." + rs + "." + v2);
+    }
+  }
+}
+
 std::vector<std::pair<std::string, std::string>> legacy_keys(const Json& root) {
   std::vector<std::pair<std::string, std::string>> out;
   if (get(root, "backend")) out.emplace_back("backend", "engine: (type and engine-wide knobs) and roles.<role>.env/args");
   if (get(root, "infra"))
     out.emplace_back("infra", "services: [{name: etcd, type: etcd, placement: {node: dedicated}}, {name: nats, ...}]");
-  if (const Json* r = get(root, "resources"))
-    for (const char* role : {"prefill", "decode", "agg"}) {
-      const std::string rs = role;
-      for (const auto& [v1, v2] : std::vector<std::pair<std::string, std::string>>{
-               {rs + "_nodes", "nodes"}, {rs + "_workers", "workers"}, {"gpus_per_" + rs, "gpus"}, {rs + "_critical", "critical"}})
-        if (get(*r, v1)) out.emplace_back("resources." + v1, "roles." + rs + "." + v2);
-    }
+  legacy_resources(root, out, true);
   for (const char* k : {"orchestrator_placement", "dedicated_node"})
     if (get(root, "frontend") && get(root["frontend"], k)) out.emplace_back(std::string("frontend.") + k, "frontend.placement.node");
   for (const char* k : {"client_placement", "client_dedicated_node"})
@@ -57,7 +70,7 @@ class Normalizer {
       out_.root = in_.root;
       return;
     }
-    out_.root = Json::object();
+    out_.root = object_of_capacity(in_.root.size() + 4);  // + backend, resources, infra, dynamo
     for (auto it = in_.root.begin(); it != in_.root.end(); ++it)
       if (it.key() == "backend") out_.root[it.key()] = it.value();
       else if (it.key() != "schema" && it.key() != "engine" && it.key() != "roles" && it.key() != "services")
@@ -98,7 +111,7 @@ class Normalizer {
 
   Json& slot(const std::string& section) {
     Json& s = out_.root[section];
-    if (!s.is_object()) s = Json::object();
+    if (!s.is_object()) s = object_of_capacity(16);
     return s;
   }
 
@@ -133,9 +146,10 @@ class Normalizer {
   void roles() {
     Json* roles = get(in_.root, "roles");
     if (!roles || !roles->is_object()) return;
-    for (const auto& [path, v2] : legacy_keys(out_.root))
-      if (path.rfind("resources.", 0) == 0 && path.find("_critical") == std::string::npos)
-        error(path, "cannot be combined with roles: (srtctl 2.0 expand_roles writes it)", "write " + v2 + " instead");
+    std::vector<std::pair<std::string, std::string>> sizes;
+    legacy_resources(out_.root, sizes, false);
+    for (const auto& [path, v2] : sizes)
+      error(path, "cannot be combined with roles: (srtctl 2.0 expand_roles writes it)", "write " + v2 + " instead");
     // Both sections exist before either reference is taken: Json is an ordered_json, whose object
     // is a vector, so adding "backend" to the root could move "resources" and leave `res`
     // dangling (fuzz.plan found it). Nothing below adds a key to the root until the loop ends.
@@ -183,7 +197,8 @@ class Normalizer {
         if (legacy && get(*legacy, "kv_events_config") && (*legacy)["kv_events_config"].is_boolean())
           error(p + ".kv_events", "cannot be combined with a boolean backend.kv_events_config", "give kv_events per role only");
         if (type_ == "atom") {
-          if (schema::as_boolean(*k).value_or(false)) backend["enable_kv_events"] = true, alias("backend.enable_kv_events", p + ".kv_events");
+          if (schema::as_boolean(*k).value_or(false))
+            backend["enable_kv_events"] = true, alias("backend.enable_kv_events", p + ".kv_events");
         } else {
           if (!backend["kv_events_config"].is_object()) backend["kv_events_config"] = Json::object();
           backend["kv_events_config"][mode] = *k;
@@ -347,6 +362,8 @@ class Normalizer {
   }
 
   // The per-role parts landed in backend.*: checked as the v1 fields they now are, per engine.
+  // (Checking only the moved values, each against its own v1 field, was tried: it costs more than
+  // this walk, whose share for the engine's own keys is small.)
   void check_backend() {
     if (!out_.root.contains("backend")) return;
     const schema::Field& root = schema::recipe_schema();

@@ -157,8 +157,11 @@ class Checker {
     }
   }
 
+  // `fields`, then `more` (the chosen variant's own, not copied: a variant is checked on every
+  // load, and a Field is a deep structure).
   void object(const Field& f, const Json& v, const std::string& path, const std::vector<Field>& fields,
-              const std::vector<std::pair<std::string, const std::vector<Field>*>>& other_variants) {
+              const std::vector<std::pair<std::string, const std::vector<Field>*>>& other_variants,
+              const std::vector<Field>* more = nullptr) {
     if (v.is_null() && !path.empty() && path.back() != ']') return;  // `frontend:` with nothing under it = not given
     if (!v.is_object()) {
       if (path.empty()) return error(path, "the file is not a mapping of keys (got " + type_name(v) + ")", "a recipe starts with `name:`");
@@ -166,17 +169,20 @@ class Checker {
     }
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string child = join_path(path, it.key());
-      auto known = std::find_if(fields.begin(), fields.end(), [&](const Field& c) { return c.key == it.key(); });
-      if (known == fields.end()) {
-        unknown(f, it.key(), child, fields, other_variants);
+      const Field* known = find_in(fields, it.key());
+      if (!known && more) known = find_in(*more, it.key());
+      if (!known) {
+        unknown(f, it.key(), child, fields, more, other_variants);
         continue;
       }
       if (known->tier == Tier::unsupported && !is_noop(*known, it.value())) unsupported_.push_back(child);
       value(*known, it.value(), child);
     }
-    for (const auto& c : fields)
-      if (c.required && !v.contains(c.key))
-        error(join_path(path, c.key), "is required", c.doc.empty() ? std::string() : "set it: " + c.doc);
+    for (const std::vector<Field>* list : {&fields, more})
+      if (list)
+        for (const auto& c : *list)
+          if (c.required && !v.contains(c.key))
+            error(join_path(path, c.key), "is required", c.doc.empty() ? std::string() : "set it: " + c.doc);
   }
 
  private:
@@ -184,8 +190,14 @@ class Checker {
     issues_.error(doc_.at(path, std::move(message), std::move(hint)));
   }
 
+  static const Field* find_in(const std::vector<Field>& fields, const std::string& key) {
+    for (const auto& c : fields)
+      if (c.key == key) return &c;
+    return nullptr;
+  }
+
   void unknown(const Field& f, const std::string& key, const std::string& child, const std::vector<Field>& fields,
-               const std::vector<std::pair<std::string, const std::vector<Field>*>>& other_variants) {
+               const std::vector<Field>* more, const std::vector<std::pair<std::string, const std::vector<Field>*>>& other_variants) {
     for (const auto& [type, vf] : other_variants)
       for (const auto& c : *vf)
         if (c.key == key)
@@ -201,6 +213,8 @@ class Checker {
     }
     std::vector<std::string> names;
     for (const auto& c : fields) names.push_back(c.key);
+    if (more)
+      for (const auto& c : *more) names.push_back(c.key);
     std::string hint;
     const std::string near = nearest(key, names);
     if (!near.empty()) {
@@ -234,17 +248,17 @@ class Checker {
       for (const auto& c : f.fields)
         if (c.key == "type") return text(c, v, path);
     if (!v.is_object()) return object(f, v, path, f.fields, {});
-    std::vector<Field> fields = f.fields;
+    const std::vector<Field>* chosen = nullptr;
     std::vector<std::pair<std::string, const std::vector<Field>*>> others;
     std::string type = v.contains("type") && v["type"].is_string() ? v["type"].get<std::string>() : "";
     if (!v.contains("type"))  // the default variant (backend: sglang, as srtctl)
       for (const auto& c : f.fields)
         if (c.key == "type") type = c.default_text;
     for (const auto& [name, vf] : f.variants) {
-      if (name == type) fields.insert(fields.end(), vf.begin(), vf.end());
+      if (name == type) chosen = &vf;
       else others.emplace_back(name, &vf);
     }
-    object(f, v, path, fields, others);
+    object(f, v, path, f.fields, others, chosen);
   }
 
   void text(const Field& f, const Json& v, const std::string& path) {

@@ -14,6 +14,16 @@ namespace srt {
 
 using Json = nlohmann::ordered_json;
 
+// An object of `n` keys without copies. ordered_json's object is a vector of
+// pair<const std::string, Json>: its const key makes the pair's move constructor throwing, so every
+// growth of that vector deep-copies each value already in it. Building a mapping key by key
+// without this copies its subtrees log2(n) times over.
+inline Json object_of_capacity(std::size_t n) {
+  Json j = Json::object();
+  j.get_ref<Json::object_t&>().reserve(n);
+  return j;
+}
+
 struct LoadLimits {
   std::size_t max_bytes = 1 << 20;     // recipes are a few KB; refuse anything absurd before parsing
   int max_depth = 64;                  // deeper nesting is refused before yaml-cpp recurses into it
