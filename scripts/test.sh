@@ -115,10 +115,13 @@ clang_configure_and_build() {
 }
 
 # Only the fuzz targets (and srt_core under them): the rest of the project has its own builds.
+# -O1 with line tables (libFuzzer's documented flags), not -O2 -g: less compile time, the same
+# findings' file:line.
 # Four targets, 15 s each (a cache from before keeps its own SRT_FUZZ_SECONDS otherwise).
 fuzz_configure_and_build() {
   CC=clang CXX=clang++ cmake -S "$src" -B "$fuzz_build" -DSRT_WERROR=ON -DSRT_FUZZ=ON -DSRT_FUZZ_SECONDS=15 \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$fuzz_build.configure.log" 2>&1 || { cat "$fuzz_build.configure.log"; return 1; }
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" >"$fuzz_build.configure.log" 2>&1 || { cat "$fuzz_build.configure.log"; return 1; }
   cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan fuzz_kv fuzz_launch_json fuzz_snapshot 2>&1 | grep -vE '^\[ *[0-9]+%\]|^(gmake|make)\[' || true
   cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan fuzz_kv fuzz_launch_json fuzz_snapshot >/dev/null 2>&1
 }
@@ -179,8 +182,11 @@ if [ "$quick" = 0 ]; then
   mkdir -p "$clang_build"
   phase "build clang (host)" clang_configure_and_build
   mkdir -p "$asan_build"
-  # The unit targets only: `ctest -L unit` is all that runs there.
-  phase "build asan+ubsan" configure_and_build "$asan_build" --target unit_tests -DSRT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  # The unit targets only: `ctest -L unit` is all that runs there. -g1 (line tables and function
+  # names, what a sanitizer's report prints) instead of -g: 10 % less compile time per file
+  # (2026-12-03: 9.0 s against 10.1 s for a test file), the largest phase of the run.
+  phase "build asan+ubsan" configure_and_build "$asan_build" --target unit_tests -DSRT_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   phase "ctest unit (asan+ubsan)" run_ctest "$asan_build" unit
   mkdir -p "$fuzz_build"
