@@ -107,9 +107,10 @@ void run(const PreflightArgs& a) {
     return;
   }
   std::printf("preflight on %s with %s for %zu role(s)\n", host, or_dash(f.python).c_str(), roles.size());
-  std::printf("  engine   %s: %s%s, KV events: %s\n", f.engine_module.c_str(),
+  std::printf("  engine   %s: %s%s, KV events: %s, RDMA NICs: %s\n", f.engine_module.c_str(),
               f.engine_found ? or_dash(f.engine_version).c_str() : "not found",
-              f.engine_commit.empty() ? "" : (" (commit " + f.engine_commit + ")").c_str(), f.kv_events_capability.c_str());
+              f.engine_commit.empty() ? "" : (" (commit " + f.engine_commit + ")").c_str(), f.kv_events_capability.c_str(),
+              f.rdma_nic_selection.c_str());
   std::printf("  mooncake %s\n", f.mooncake_found ? or_dash(f.mooncake_version).c_str() : "not found");
   if (!f.router_command.empty())
     std::printf("  router   %s %s\n", f.router_command.c_str(),

@@ -34,6 +34,9 @@ Fingerprint fingerprint_from_probe(const Json& probe, const std::string& where) 
   f.engine_version = text(engine, "version");
   f.engine_commit = text(engine, "commit");
   if (const std::string kv = text(engine, "kv_events"); !kv.empty()) f.kv_events_capability = kv;
+  // A word of the probe's vocabulary, or unknown: the answer comes from inside a user's image.
+  if (const std::string nic = text(engine, "rdma_nic_selection"); nic == "all-listed" || nic == "per-rank")
+    f.rdma_nic_selection = nic;
   const Json& mooncake = part(probe, "mooncake");
   f.mooncake_found = flag(mooncake, "found");
   f.mooncake_error = text(mooncake, "error");
@@ -75,7 +78,8 @@ Json fingerprint_to_json(const Fingerprint& f) {
               {"image", or_null(f.image)},
               {"runtime", f.runtime},
               {"engine", {{"module", f.engine_module}, {"found", f.engine_found}, {"version", or_null(f.engine_version)},
-                          {"commit", or_null(f.engine_commit)}, {"kv_events_capability", f.kv_events_capability}}},
+                          {"commit", or_null(f.engine_commit)}, {"kv_events_capability", f.kv_events_capability},
+                          {"rdma_nic_selection", f.rdma_nic_selection}}},
               {"mooncake", {{"found", f.mooncake_found}, {"version", or_null(f.mooncake_version)}}},
               {"router", {{"command", or_null(f.router_command)}, {"path", or_null(f.router_path)},
                           {"version", or_null(f.router_version)}}},

@@ -99,4 +99,15 @@ std::string common_kv_capability(const std::vector<Fingerprint>& prints) {
   return common.empty() ? "unknown" : common;
 }
 
+std::string common_rdma_nic_selection(const std::vector<Fingerprint>& prints) {
+  std::string common;
+  for (const auto& f : prints) {
+    if (!names_worker(f.role)) continue;
+    const std::string& c = f.rdma_nic_selection;
+    if (c != "all-listed" && c != "per-rank") return "unknown";
+    if (common.empty() || c == "all-listed") common = c;  // per-rank only if every image picks per rank
+  }
+  return common.empty() ? "unknown" : common;
+}
+
 }  // namespace srt

@@ -5,6 +5,7 @@
 # top-level package and read, and only small leaf modules (mooncake.engine, the KV-event module)
 # are loaded. Python 3.8+ standard library only. Compiled into srt_core (core/preflight).
 import argparse
+import ast
 import glob
 import importlib.metadata
 import importlib.util
@@ -105,6 +106,59 @@ def kv_events_capability(pkg):
     return "none", note
 
 
+# Identifiers that name NICs in a connector (ib_devices, hca, nics); split on "_" so that a
+# "visible" device list is not one.
+NIC_WORDS = {"ib", "ibdev", "ibdevs", "hca", "hcas", "nic", "nics", "rdma"}
+
+
+def identifiers(node):
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            yield n.id
+        elif isinstance(n, ast.Attribute):
+            yield n.attr
+
+
+def picks_by_device(index):
+    """An index computed from the rank's GPU: torch.cuda.current_device(), or a local rank."""
+    for n in ast.walk(index):
+        if isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None)) == "current_device":
+            return True
+    return any(i in ("local_rank", "local_gpu", "gpu_id") for i in identifiers(index))
+
+
+def rdma_nic_selection(pkg):
+    """How the image's ATOM gives Mooncake its NICs under RDMA (atom-mooncake-source-facts.md):
+    all-listed: the ib_device string (kv-transfer-config, else ATOM_MOONCAKE_IB_DEVICE) goes whole
+    to TransferEngine.initialize on every rank, so every rank opens every NIC listed (ATOM at
+    ffdf3bb5d; PR #1921's alternate-HCA mode and the matched-rails pool keep that per rank);
+    per-rank: the connector takes one entry of a NIC list by the rank's GPU (the minimal change
+    the facts describe, ib_devices[torch.cuda.current_device()]), so the Plan could give each rank
+    its own NIC; unknown: no Mooncake connector found, or it does not read ib_device."""
+    path = os.path.join(pkg, "kv_transfer", "disaggregation", "mooncake", "mooncake_connector.py")
+    if not os.path.isfile(path):
+        path = None
+        for root, _dirs, files in list(os.walk(pkg))[:2000]:
+            if "mooncake_connector.py" in files:
+                path = os.path.join(root, "mooncake_connector.py")
+                break
+    if path is None:
+        return "unknown", "no mooncake_connector.py under " + pkg
+    try:
+        with open(path, errors="replace") as f:
+            source = f.read()
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError) as e:
+        return "unknown", "%s: %s" % (path, e.__class__.__name__)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and picks_by_device(n.slice) and \
+                any(w in NIC_WORDS for i in identifiers(n.value) for w in i.lower().split("_")):
+            return "per-rank", "%s:%d" % (path, n.lineno)
+    if "ib_device" not in source:
+        return "unknown", path + " does not read ib_device"
+    return "all-listed", path
+
+
 def probe_engine(module):
     out = {"module": module, "found": False}
     top = module.split(".")[0]
@@ -133,6 +187,7 @@ def probe_engine(module):
         commit = m.group(0) if m else None
     out["commit"] = commit
     out["kv_events"], out["kv_events_source"] = kv_events_capability(pkg)
+    out["rdma_nic_selection"], out["rdma_nic_selection_source"] = rdma_nic_selection(pkg)
     return out
 
 

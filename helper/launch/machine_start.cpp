@@ -171,7 +171,7 @@ void Launch::preflight() {
                   (f.engine_commit.empty() ? "" : ", commit " + f.engine_commit) + "; mooncake " +
                   (f.mooncake_version.empty() ? "-" : f.mooncake_version) + "; router " +
                   (f.router_version.empty() ? "-" : f.router_version));
-  for (const auto& line : v.kv_notes) console_.line("  " + line);
+  for (const auto& line : v.notes) console_.line("  " + line);
   console_.line("fingerprints in " + job_.job_dir + "/fingerprints.json");
   std::string why;
   for (const auto& line : v.missing) {

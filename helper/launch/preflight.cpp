@@ -105,8 +105,18 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
   // KV events: the profile may pin what the images can do; `auto` takes what preflight found.
   const std::string found = common_kv_capability(v.prints);
   const std::string& pinned = job.profile.kv_events_capability;
-  v.kv_notes.push_back("KV-event capability of the engine images: " + found +
-                       (pinned == "auto" ? "" : " (the profile pins kv_events_capability: " + pinned + ")"));
+  v.notes.push_back("KV-event capability of the engine images: " + found +
+                    (pinned == "auto" ? "" : " (the profile pins kv_events_capability: " + pinned + ")"));
+  // RDMA: what the images do with the worker's NIC list; the Plan gives every rank all of them
+  // (srt-helper plan shows which one carries each rank's data), which per-rank images would not
+  // need (atom-mooncake-source-facts.md, "RDMA: how a rank picks its NIC").
+  if (job.recipe.backend.mooncake_over_rdma()) {
+    const std::string nics = common_rdma_nic_selection(v.prints);
+    v.notes.push_back("RDMA NIC selection of the engine images: " + nics +
+                      (nics == "all-listed"   ? " (every rank opens every NIC of its worker; data leaves by its GPU's NIC)"
+                       : nics == "per-rank" ? " (each rank could take one NIC of a list; the Plan still lists all)"
+                                            : ""));
+  }
   if (job.recipe.backend.enable_kv_events && pinned == "auto") {
     if (found == "unknown") {
       v.kv_problem = "KV events are on, but preflight could not tell what the engine images can do";

@@ -24,7 +24,7 @@ struct PreflightVerdict {
   std::vector<Fingerprint> prints;
   std::vector<std::string> missing;          // one line per missing piece (and unreadable answers)
   std::vector<IdentityMismatch> mismatches;
-  std::vector<std::string> kv_notes;         // capability lines for the console
+  std::vector<std::string> notes;            // capability lines for the console
   std::string kv_problem;                    // non-empty: the KV-event plan cannot run on these images
 };
 // Reads every answer (a missing one is a missing piece naming the step's log), writes

@@ -22,6 +22,10 @@ struct Fingerprint {
   bool engine_found = false;
   std::string engine_error, engine_version, engine_commit;
   std::string kv_events_capability = "unknown";  // offset | connect | none | unknown
+  // Under RDMA, how the engine gives Mooncake its NICs (probe.py rdma_nic_selection): all-listed
+  // (every rank opens every NIC of ib_device, ATOM today) | per-rank (one entry per rank's GPU) |
+  // unknown.
+  std::string rdma_nic_selection = "unknown";
   // Mooncake (import mooncake.engine)
   bool mooncake_found = false;
   std::string mooncake_error, mooncake_version;
@@ -89,5 +93,9 @@ std::vector<IdentityMismatch> compare_identity(const Identity& identity, const s
 // The KV-event capability every engine image has in common (none < connect/offset; unknown
 // when no engine was probed or any said unknown).
 std::string common_kv_capability(const std::vector<Fingerprint>& prints);
+
+// The RDMA NIC selection every engine image has in common: per-rank only when every engine
+// image said so, unknown when none was probed or any said unknown, else all-listed.
+std::string common_rdma_nic_selection(const std::vector<Fingerprint>& prints);
 
 }  // namespace srt

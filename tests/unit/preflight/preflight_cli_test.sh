@@ -32,6 +32,34 @@ YAML
   > "$work/lab.out" 2>&1 || { cat "$work/lab.out"; fail "the stand-ins are not ready"; }
 cat "$work/lab.out"
 grep -q "0.1.4.dev113+g4e0848dcd (commit 4e0848dcd)" "$work/lab.out" || fail "the stand-in engine's version is not shown"
+# The stand-in's Mooncake connector hands ib_device whole to Mooncake, as ATOM at ffdf3bb5d does.
+grep -q "RDMA NICs: all-listed$" "$work/lab.out" || fail "the stand-in's NIC selection is not all-listed"
+
+# The NIC selection read from the connector's source (it is parsed, never imported): a copy of
+# the stand-in package whose connector takes one NIC per rank's GPU (the change the facts note
+# describes) is per-rank; one that indexes only the visible-GPU list by the device stays
+# all-listed; a package without a connector is unknown.
+nic_case() {  # NAME CONNECTOR_SOURCE WANT
+  cp -r "$src/tests/standins/pkg" "$work/pkg-$1"
+  local conn="$work/pkg-$1/atom/kv_transfer/disaggregation/mooncake/mooncake_connector.py"
+  if [[ -n "$2" ]]; then printf '%s\n' "$2" > "$conn"; else rm -r "$work/pkg-$1/atom/kv_transfer"; fi
+  printf 'engine_command: [env, PYTHONPATH=%s, /usr/bin/python3, -m, atom.entrypoints.openai_server]\n' "$work/pkg-$1" > "$work/$1.yaml"
+  "$helper" preflight --profile "$work/$1.yaml" --role prefill --json > "$work/$1.json" || true
+  /usr/bin/python3 -c 'import json,sys
+got = json.load(open(sys.argv[1]))["fingerprint"]["engine"]["rdma_nic_selection"]
+sys.exit(0 if got == sys.argv[2] else "%s: rdma_nic_selection %r, want %r" % (sys.argv[1], got, sys.argv[2]))' "$work/$1.json" "$3" ||
+    fail "NIC selection case $1"
+}
+nic_case per-rank 'import torch
+def select(ib_device):
+    ib_devices = ib_device.split(",")
+    return ib_devices[torch.cuda.current_device()]' per-rank
+nic_case visible-only 'import os, torch
+def phys(ib_device):
+    visible = os.environ["HIP_VISIBLE_DEVICES"].split(",")
+    return ib_device, visible[torch.cuda.current_device()]' all-listed
+nic_case no-connector '' unknown
+nic_case not-python 'def (:' unknown
 
 # Another ATOM commit expected: an identity mismatch, exit 1, and the same in --json.
 rc=0

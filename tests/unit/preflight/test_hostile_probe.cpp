@@ -105,3 +105,17 @@ TEST_CASE("RDMA facts of the wrong type are missing pieces, not exceptions", "[p
       CHECK(lines.size() == 4);
     }
 }
+
+TEST_CASE("the RDMA NIC selection is a word of the probe's vocabulary or unknown", "[preflight][hostile]") {
+  for (const std::string word : {"all-listed", "per-rank"}) {
+    const Fingerprint f = fingerprint_from_probe(with("/engine/rdma_nic_selection", "\"" + word + "\""), "here");
+    CHECK(f.rdma_nic_selection == word);
+    CHECK(fingerprint_to_json(f)["engine"]["rdma_nic_selection"] == word);
+  }
+  for (const std::string raw : {"\"PER-RANK\"", "\"per-rank \"", "\"\"", "true", "[\"per-rank\"]", "null"}) {
+    INFO(raw);
+    Fingerprint f;
+    REQUIRE_NOTHROW(f = fingerprint_from_probe(with("/engine/rdma_nic_selection", raw), "here"));
+    CHECK(f.rdma_nic_selection == "unknown");
+  }
+}

@@ -125,3 +125,17 @@ TEST_CASE("the KV-event capability all engine images share") {
   CHECK(common_kv_capability({a, b}) == "unknown");
   CHECK(common_kv_capability({r}) == "unknown");
 }
+
+TEST_CASE("the RDMA NIC selection all engine images share") {
+  Fingerprint a = engine_print("prefill"), b = engine_print("decode");
+  Fingerprint r;
+  r.role = "router";  // no engine: not counted
+  CHECK(common_rdma_nic_selection({a, b, r}) == "unknown");  // the probe did not say
+  a.rdma_nic_selection = b.rdma_nic_selection = "per-rank";
+  CHECK(common_rdma_nic_selection({a, b, r}) == "per-rank");
+  b.rdma_nic_selection = "all-listed";  // one image gives every rank every NIC: the job's truth
+  CHECK(common_rdma_nic_selection({a, b}) == "all-listed");
+  b.rdma_nic_selection = "unknown";
+  CHECK(common_rdma_nic_selection({a, b}) == "unknown");
+  CHECK(common_rdma_nic_selection({r}) == "unknown");
+}

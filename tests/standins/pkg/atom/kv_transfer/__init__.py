@@ -1,0 +1,1 @@
+"""Stand-in ``atom.kv_transfer``: only what preflight inspects."""

@@ -1,0 +1,1 @@
+"""Stand-in ``atom.kv_transfer.disaggregation``: only what preflight inspects."""

@@ -1,0 +1,1 @@
+"""Stand-in ``atom.kv_transfer.disaggregation.mooncake``: only what preflight inspects."""
