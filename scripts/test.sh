@@ -239,8 +239,10 @@ if [ "$quick" = 0 ]; then
   # the interception off. The blocks are still scanned: ld.so allocates them with the interposed
   # malloc, and LSan counts its allocations as roots (use_ld_allocations).
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  phase "ctest unit (asan+ubsan)" run_ctest "$asan_build" unit
-  phase "ctest fuzz" run_ctest "$fuzz_build" fuzz
+  # Both on every core: nothing else runs now, the unit tests that share ports hold a
+  # RESOURCE_LOCK, and each fuzz target is one process bounded by its own time.
+  phase "ctest unit (asan+ubsan)" run_ctest "$asan_build" unit -j "$jobs"
+  phase "ctest fuzz" run_ctest "$fuzz_build" fuzz -j "$jobs"
 fi
 
 echo

@@ -14,15 +14,13 @@ namespace {
 
 std::string text_of(const Json* v) { return v && v->is_string() ? v->get<std::string>() : std::string(); }
 
-// The v1-only keys srtctl's require_current_schema (core/config.py, after v2.2.1) refuses, each
-// with what schema 2 spells instead (docs/legacy-v1.md's table).
 // resources.<v1 role size key> -> roles.<role>.<key>, for the keys `resources` has (in its order).
 // A key-by-key walk of what is there: a schema-2 recipe's resources holds two or three keys.
 void legacy_resources(const Json& root, std::vector<std::pair<std::string, std::string>>& out, bool with_critical) {
   const Json* r = get(root, "resources");
   if (!r || !r->is_object()) return;
-  for (const auto& [key, value] : r->items()) {
-    (void)value;
+  for (auto it = r->begin(); it != r->end(); ++it) {
+    const std::string& key = it.key();
     for (const char* role : {"prefill", "decode", "agg"}) {
       const std::string rs = role;
       const char* v2 = key == rs + "_nodes"     ? "nodes"
@@ -35,6 +33,8 @@ void legacy_resources(const Json& root, std::vector<std::pair<std::string, std::
   }
 }
 
+// The v1-only keys srtctl's require_current_schema (core/config.py, after v2.2.1) refuses, each
+// with what schema 2 spells instead (docs/legacy-v1.md's table).
 std::vector<std::pair<std::string, std::string>> legacy_keys(const Json& root) {
   std::vector<std::pair<std::string, std::string>> out;
   if (get(root, "backend")) out.emplace_back("backend", "engine: (type and engine-wide knobs) and roles.<role>.env/args");
@@ -109,9 +109,13 @@ class Normalizer {
   // v1 path <- schema-2 path: diagnostics on it (and its mark) are the schema-2 path's.
   void alias(const std::string& v1, const std::string& v2) { out_.aliases[v1] = v2; }
 
+  // A v1 section the normalizer writes. Made at a capacity that holds what roles() and engine()
+  // put in backend or resources for three roles (each role's size keys, environment, config and
+  // events: about a dozen), so that growing it never deep-copies the keys already there.
+  static constexpr std::size_t kSectionCapacity = 16;
   Json& slot(const std::string& section) {
     Json& s = out_.root[section];
-    if (!s.is_object()) s = object_of_capacity(16);
+    if (!s.is_object()) s = object_of_capacity(kSectionCapacity);
     return s;
   }
 
@@ -197,8 +201,7 @@ class Normalizer {
         if (legacy && get(*legacy, "kv_events_config") && (*legacy)["kv_events_config"].is_boolean())
           error(p + ".kv_events", "cannot be combined with a boolean backend.kv_events_config", "give kv_events per role only");
         if (type_ == "atom") {
-          if (schema::as_boolean(*k).value_or(false))
-            backend["enable_kv_events"] = true, alias("backend.enable_kv_events", p + ".kv_events");
+          if (schema::as_boolean(*k).value_or(false)) backend["enable_kv_events"] = true, alias("backend.enable_kv_events", p + ".kv_events");
         } else {
           if (!backend["kv_events_config"].is_object()) backend["kv_events_config"] = Json::object();
           backend["kv_events_config"][mode] = *k;
