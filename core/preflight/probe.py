@@ -9,6 +9,7 @@ import ast
 import glob
 import importlib.metadata
 import importlib.util
+import itertools
 import json
 import os
 import platform
@@ -79,6 +80,12 @@ def git_commit(root):
     return None
 
 
+def walk_bounded(top, dirs):
+    """os.walk's first `dirs` directories, walked lazily: the bound limits the walk itself (a
+    package tree in an image can be large), not only what is looked at afterwards."""
+    return itertools.islice(os.walk(top), dirs)
+
+
 def kv_events_capability(pkg):
     """offset: ranks bind port + rank (ATOM PR #1316's offset_endpoint); connect: Infera's hook
     makes ranks connect to a relay; none: every rank binds the endpoint as given; unknown."""
@@ -99,7 +106,7 @@ def kv_events_capability(pkg):
         return "offset", note
     infera = package_dir("infera")
     if infera:
-        for root, _dirs, files in list(os.walk(infera))[:400]:
+        for root, _dirs, files in walk_bounded(infera, 400):
             for f in files:
                 if f.endswith(".py") and "INFERA_ATOM_KV_EVENTS_CONNECT" in open(os.path.join(root, f), errors="replace").read():
                     return "connect", os.path.join(root, f)
@@ -138,7 +145,7 @@ def rdma_nic_selection(pkg):
     path = os.path.join(pkg, "kv_transfer", "disaggregation", "mooncake", "mooncake_connector.py")
     if not os.path.isfile(path):
         path = None
-        for root, _dirs, files in list(os.walk(pkg))[:2000]:
+        for root, _dirs, files in walk_bounded(pkg, 2000):
             if "mooncake_connector.py" in files:
                 path = os.path.join(root, "mooncake_connector.py")
                 break
