@@ -36,8 +36,8 @@ std::string Document::origin_of(const std::string& path) const {
 std::string Document::written_path(const std::string& path) const {
   std::string p = path;
   while (!aliases.empty()) {
-    auto it = aliases.find(p);
-    if (it != aliases.end()) return it->second + path.substr(p.size());
+    for (auto it = aliases.rbegin(); it != aliases.rend(); ++it)
+      if (it->first == p) return it->second + path.substr(p.size());
     if (p.empty()) break;
     std::size_t cut = p.find_last_of(".[");
     p = cut == std::string::npos ? std::string() : p.substr(0, cut);

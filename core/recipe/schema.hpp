@@ -88,6 +88,14 @@ void check(const Document& doc, const Field& root, Issues& issues, std::vector<s
 void check_value(const Document& doc, const Field& root, const Field& f, const Json& value, const std::string& path,
                  Issues& issues, std::vector<std::string>& unsupported);
 
+// check_value's walk of the mapping `v` (field `f`, a variant whose `type` is given) for the keys
+// `keys` only, for a caller that knows the mapping's other keys were checked already. When one of
+// them is no key of `f`, the whole mapping is walked instead, so it is reported as check_value
+// reports it.
+void check_keys(const Document& doc, const Field& root, const Field& f, const std::string& type, const Json& v,
+                const std::string& path, const std::vector<std::string>& keys, Issues& issues,
+                std::vector<std::string>& unsupported);
+
 // Levenshtein distance, for "did you mean".
 std::size_t edit_distance(const std::string& a, const std::string& b);
 

@@ -4,31 +4,39 @@
 // v1-shaped Document extract() and check_rules() read: one model, two spellings. Every v1 path it
 // writes is aliased to the schema-2 path it came from, so later diagnostics name what the user wrote.
 #include <algorithm>
+#include <array>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "extract.hpp"
+#include "schema2_names.hpp"
 
 namespace srt::recipe_detail {
 namespace {
 
 std::string text_of(const Json* v) { return v && v->is_string() ? v->get<std::string>() : std::string(); }
 
+// `key` == a + b, without making a + b.
+bool is_concat(const std::string& key, std::string_view a, std::string_view b) {
+  return key.size() == a.size() + b.size() && key.compare(0, a.size(), a) == 0 && key.compare(a.size(), b.size(), b) == 0;
+}
+
 // resources.<v1 role size key> -> roles.<role>.<key>, for the keys `resources` has (in its order).
-// A key-by-key walk of what is there: a schema-2 recipe's resources holds two or three keys.
+// A key-by-key walk of what is there: a schema-2 recipe's resources holds two or three keys, and
+// none of them is a role size key unless the recipe mixes the layouts.
 void legacy_resources(const Json& root, std::vector<std::pair<std::string, std::string>>& out, bool with_critical) {
   const Json* r = get(root, "resources");
   if (!r || !r->is_object()) return;
   for (auto it = r->begin(); it != r->end(); ++it) {
     const std::string& key = it.key();
-    for (const char* role : {"prefill", "decode", "agg"}) {
-      const std::string rs = role;
-      const char* v2 = key == rs + "_nodes"     ? "nodes"
-                       : key == rs + "_workers" ? "workers"
-                       : key == "gpus_per_" + rs ? "gpus"
-                       : key == rs + "_critical" && with_critical ? "critical"
-                                                                  : nullptr;
-      if (v2) out.emplace_back("resources." + key, "roles." + rs + "." + v2);
+    for (std::string_view role : {"prefill", "decode", "agg"}) {
+      const char* v2 = is_concat(key, role, "_nodes")     ? "nodes"
+                       : is_concat(key, role, "_workers") ? "workers"
+                       : is_concat(key, "gpus_per_", role) ? "gpus"
+                       : with_critical && is_concat(key, role, "_critical") ? "critical"
+                                                                            : nullptr;
+      if (v2) out.emplace_back("resources." + key, "roles." + std::string(role) + "." + v2);
     }
   }
 }
@@ -60,21 +68,22 @@ class Normalizer {
   // written as v1 keys; every other section is moved to out_ and read there, except backend,
   // a v1 section a schema-2 recipe rarely has, which in_ keeps a copy of: the checks against it
   // ("cannot be combined with backend.X") must see what the user wrote, not what engine() and
-  // roles() add to out_'s. to_backend moves each role's env and args (the bulk) into place.
+  // roles() add to out_'s. engine() and to_backend move the engine's keys and each role's env and
+  // args (the bulk) into place.
   Normalizer(Document&& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported)
       : in_(std::move(in)), current_(current), issues_(issues), unsupported_(unsupported) {
-    out_.file = in_.file;  // marks: moved over once the last diagnostic on in_ is made (run())
-    out_.warnings = in_.warnings;
-    out_.overrides = in_.overrides;
+    out_.file = in_.file;  // marks, warnings and overrides: moved over once the last diagnostic on in_ is made (run())
+    out_.aliases.reserve(32);
     if (!in_.root.is_object()) {
       out_.root = in_.root;
       return;
     }
     out_.root = object_of_capacity(in_.root.size() + 4);  // + backend, resources, infra, dynamo
+    auto& out = out_.root.get_ref<Json::object_t&>();     // the input's keys are unique: appended, not looked up
     for (auto it = in_.root.begin(); it != in_.root.end(); ++it)
-      if (it.key() == "backend") out_.root[it.key()] = it.value();
+      if (it.key() == "backend") out.emplace_back(it.key(), it.value());
       else if (it.key() != "schema" && it.key() != "engine" && it.key() != "roles" && it.key() != "services")
-        out_.root[it.key()] = std::move(it.value());
+        out.emplace_back(it.key(), std::move(it.value()));
   }
 
   Document run() {
@@ -96,6 +105,8 @@ class Normalizer {
     // The marks are the file's (schema-2 paths); a v1 path finds its mark through out_.aliases
     // (Document::mark_of). From here on diagnostics are made on out_.
     out_.marks = std::move(in_.marks);
+    out_.warnings = std::move(in_.warnings);
+    out_.overrides = std::move(in_.overrides);
     check_backend();
     return std::move(out_);
   }
@@ -107,24 +118,30 @@ class Normalizer {
   }
 
   // v1 path <- schema-2 path: diagnostics on it (and its mark) are the schema-2 path's.
-  void alias(const std::string& v1, const std::string& v2) { out_.aliases[v1] = v2; }
+  void alias(const Alias& a) { out_.aliases.push_back(a); }
+  void alias(std::string v1, std::string v2) { out_.aliases.emplace_back(std::move(v1), std::move(v2)); }
 
   // A v1 section the normalizer writes. Made at a capacity that holds what roles() and engine()
   // put in backend or resources for three roles (each role's size keys, environment, config and
   // events: about a dozen), so that growing it never deep-copies the keys already there.
   static constexpr std::size_t kSectionCapacity = 16;
   Json& slot(const std::string& section) {
-    Json& s = out_.root[section];
-    if (!s.is_object()) s = object_of_capacity(kSectionCapacity);
-    return s;
+    auto& root = out_.root.get_ref<Json::object_t&>();
+    for (auto& kv : root)
+      if (kv.first == section) {
+        if (!kv.second.is_object()) kv.second = object_of_capacity(kSectionCapacity);
+        return kv.second;
+      }
+    return put(out_.root, section, object_of_capacity(kSectionCapacity));
   }
 
   void engine() {
-    const Json* e = get(in_.root, "engine");
+    Json* e = get(in_.root, "engine");
     const Json* legacy = get(in_.root, "backend");
     const std::string legacy_type = legacy ? text_of(get(*legacy, "type")) : std::string();
     if (!e || issues_.bad("engine")) {
       type_ = legacy_type.empty() ? "sglang" : legacy_type;  // srtctl's BackendConfigField default
+      type_config_ = type_ + "_config";
       return;
     }
     std::string type = "sglang", type_path = "engine";
@@ -135,16 +152,17 @@ class Normalizer {
       if (e->contains("type")) type = text_of(get(*e, "type")), type_path = "engine.type";
       for (auto it = e->begin(); it != e->end(); ++it) {
         if (it.key() == "type" || issues_.bad("engine." + it.key())) continue;
-        b[it.key()] = it.value();
+        put(b, it.key(), std::move(it.value()));  // in_ is ours and nothing reads engine's keys again
         alias("backend." + it.key(), "engine." + it.key());
       }
     }
     if (!legacy_type.empty() && legacy_type != type)
       error(type_path, "engine '" + type + "' conflicts with backend.type '" + legacy_type + "'",
             "keep one of them (srtctl 2.0 core/config.py)");
-    b["type"] = type;
+    put(b, "type", type);
     alias("backend.type", type_path);
     type_ = type;
+    type_config_ = type_ + "_config";
   }
 
   void roles() {
@@ -164,61 +182,59 @@ class Normalizer {
     std::optional<bool> sidecar;
     std::string sidecar_path;
     bool colocate = false;
-    for (const std::string role : {"prefill", "decode", "agg"}) {
-      Json* r = get(*roles, role);
+    for (const RoleNames& n : role_names()) {
+      Json* r = get(*roles, n.role);
       if (!r || !r->is_object()) continue;
-      const std::string p = "roles." + role, mode = mode_of(role);
-      const std::string nodes_key = role + "_nodes", workers_key = role + "_workers", gpus_key = "gpus_per_" + role;
-      alias("resources." + nodes_key, p + ".nodes");
-      alias("resources." + workers_key, p + ".workers");
-      alias("resources." + gpus_key, p + ".gpus");
-      if (const Json* n = get(*r, "nodes"); n && !issues_.bad(p + ".nodes")) {
-        auto count = n->is_boolean() ? std::nullopt : schema::as_integer(*n);
-        if (n->is_string() && n->get<std::string>() == "colocate") {
-          if (role != "decode")
-            error(p + ".nodes", "colocate is only for roles.decode.nodes (decode shares the prefill nodes)",
+      alias(n.nodes), alias(n.workers), alias(n.gpus);
+      if (const Json* v = get(*r, "nodes"); v && !issues_.bad(n.nodes.second)) {
+        auto count = v->is_boolean() ? std::nullopt : schema::as_integer(*v);
+        if (v->is_string() && v->get_ref<const std::string&>() == "colocate") {
+          if (n.role != "decode")
+            error(n.nodes.second, "colocate is only for roles.decode.nodes (decode shares the prefill nodes)",
                   "give a positive number of nodes");
-          else res[nodes_key] = 0, colocate = true;
+          else put(res, n.nodes_key, 0), colocate = true;
         } else if (count && *count >= 1) {
-          res[nodes_key] = *count;
+          put(res, n.nodes_key, *count);
         } else {
-          error(p + ".nodes", "must be a positive number" + std::string(role == "decode" ? " or colocate" : "") + ", got " +
-                                  (n->is_string() ? "'" + n->get<std::string>() + "'" : python_str(*n)),
-                role == "decode" && count && *count == 0 ? "write colocate to put decode on the prefill nodes (v1: decode_nodes: 0)"
-                                                         : "");
+          error(n.nodes.second, "must be a positive number" + std::string(n.role == "decode" ? " or colocate" : "") + ", got " +
+                                    (v->is_string() ? "'" + v->get<std::string>() + "'" : python_str(*v)),
+                n.role == "decode" && count && *count == 0 ? "write colocate to put decode on the prefill nodes (v1: decode_nodes: 0)"
+                                                           : "");
         }
       }
-      for (const auto& [key, v1] : {std::pair<std::string, std::string>{"workers", workers_key}, {"gpus", gpus_key}})
-        if (const Json* v = get(*r, key)) res[v1] = *v;
-      if (const Json* c = get(*r, "critical")) res[role + "_critical"] = *c, alias("resources." + role + "_critical", p + ".critical");
-      to_backend(*r, p, "env", mode + "_environment", legacy);
-      to_backend(*r, p, "args", type_ + "_config." + mode, legacy);
+      if (const Json* v = get(*r, "workers")) put(res, n.workers_key, *v);
+      if (const Json* v = get(*r, "gpus")) put(res, n.gpus_key, *v);
+      if (const Json* c = get(*r, "critical")) put(res, n.critical_key, *c), alias(n.critical);
+      to_backend(*r, n, "env", n.env_key, nullptr, legacy, [&] { alias(n.env); });
+      to_backend(*r, n, "args", type_config_, &n.mode, legacy, [&] { alias("backend." + type_config_ + "." + n.mode, n.args); });
       if (get(*r, "extra_args")) {
-        if (type_ == "trtllm") to_backend(*r, p, "extra_args", mode + "_extra_args", legacy);
-        else unsupported_.push_back(p + ".extra_args");
+        if (type_ == "trtllm") to_backend(*r, n, "extra_args", n.extra_key, nullptr, legacy, [&] { alias(n.extra); });
+        else unsupported_.push_back(n.path + ".extra_args");
       }
       if (const Json* k = get(*r, "kv_events")) {
         if (legacy && get(*legacy, "kv_events_config") && (*legacy)["kv_events_config"].is_boolean())
-          error(p + ".kv_events", "cannot be combined with a boolean backend.kv_events_config", "give kv_events per role only");
+          error(n.kv_events_config.second, "cannot be combined with a boolean backend.kv_events_config", "give kv_events per role only");
         if (type_ == "atom") {
-          if (schema::as_boolean(*k).value_or(false)) backend["enable_kv_events"] = true, alias("backend.enable_kv_events", p + ".kv_events");
+          if (schema::as_boolean(*k).value_or(false))
+            put(backend, "enable_kv_events", true), alias(n.enable_kv_events), written("enable_kv_events");
         } else {
-          if (!backend["kv_events_config"].is_object()) backend["kv_events_config"] = Json::object();
-          backend["kv_events_config"][mode] = *k;
-          alias("backend.kv_events_config." + mode, p + ".kv_events");
+          Json* events = get(backend, "kv_events_config");
+          if (!events || !events->is_object()) events = &put(backend, "kv_events_config", Json::object());
+          put(*events, n.mode, *k);
+          alias(n.kv_events_config), written("kv_events_config");
         }
       }
-      if (const Json* e = get(*r, "engine"); e && e->is_string() && e->get<std::string>() != type_)
-        error(p + ".engine", "roles." + role + ".engine '" + e->get<std::string>() + "' differs from the recipe's engine '" + type_ + "'",
+      if (const Json* e = get(*r, "engine"); e && e->is_string() && e->get_ref<const std::string&>() != type_)
+        error(n.path + ".engine", "roles." + n.role + ".engine '" + e->get<std::string>() + "' differs from the recipe's engine '" + type_ + "'",
               "every role runs the same engine (srtctl 2.0 core/roles.py)");
       if (const Json* s = get(*r, "sidecar")) {
         const bool v = schema::as_boolean(*s).value_or(false);
         if (sidecar && *sidecar != v)
-          error(p + ".sidecar", "disagrees with " + sidecar_path, "the Dynamo sidecar is on for every role or none");
-        sidecar = v, sidecar_path = p + ".sidecar";
+          error(n.path + ".sidecar", "disagrees with " + sidecar_path, "the Dynamo sidecar is on for every role or none");
+        sidecar = v, sidecar_path = n.path + ".sidecar";
       }
     }
-    if (sidecar) slot("dynamo")["sidecar"] = *sidecar;
+    if (sidecar) put(slot("dynamo"), "sidecar", *sidecar);
     if (colocate) {
       const Json* prefill = get(std::as_const(*roles), "prefill");
       const Json* pg = prefill ? get(*prefill, "gpus") : nullptr;
@@ -230,24 +246,29 @@ class Normalizer {
     }
   }
 
-  // roles.<role>.<key> -> backend.<v1 path> ("sglang_config.prefill" is nested).
-  void to_backend(Json& role, const std::string& p, const std::string& key, const std::string& v1, const Json* legacy) {
+  // roles.<role>.<key> -> backend.<head>, or backend.<head>.<sub> ("atom_config" . "prefill"); then
+  // `aliased` records where it came from.
+  template <typename Aliased>
+  void to_backend(Json& role, const RoleNames& n, const char* key, const std::string& head, const std::string* sub,
+                  const Json* legacy, Aliased aliased) {
     // `role` is in in_, which this class owns: the value is moved out (nothing reads it again).
     Json* v = get(role, key);
     if (!v) return;
-    const std::size_t dot = v1.find('.');
-    const std::string head = v1.substr(0, dot);
-    if (legacy && get(*legacy, head) && (dot == std::string::npos || get((*legacy)[head], v1.substr(dot + 1))))
-      return error(p + "." + key, "cannot be combined with backend." + v1 + " (srtctl 2.0 expand_roles writes it)",
-                   "keep " + p + "." + key + " only");
-    Json& b = slot("backend");
-    if (dot == std::string::npos) {
-      b[head] = std::move(*v);
-    } else {
-      if (!b[head].is_object()) b[head] = Json::object();
-      b[head][v1.substr(dot + 1)] = std::move(*v);
+    if (legacy && get(*legacy, head) && (!sub || get((*legacy)[head], *sub))) {
+      const std::string p = n.path + "." + key;
+      return error(p, "cannot be combined with backend." + head + (sub ? "." + *sub : "") + " (srtctl 2.0 expand_roles writes it)",
+                   "keep " + p + " only");
     }
-    alias("backend." + v1, p + "." + key);
+    Json& b = slot("backend");
+    written(head);
+    if (!sub) {
+      put(b, head, std::move(*v));
+    } else {
+      Json* h = get(b, head);
+      if (!h || !h->is_object()) h = &put(b, head, object_of_capacity(3));  // prefill, decode, aggregated
+      put(*h, *sub, std::move(*v));
+    }
+    aliased();
   }
 
   // <section>.placement.node -> the v1 dedicated flag (srtctl 2.0 core/placement.py expand_placement).
@@ -332,6 +353,7 @@ class Normalizer {
         if (get(s, "args")) store["master_extra_args"] = s["args"];
         if (opts && get(*opts, "store_config")) store["store_config"] = (*opts)["store_config"];
         slot("backend")["mooncake_kv_store"] = store;
+        written("mooncake_kv_store");
         alias("backend.mooncake_kv_store", p);
       } else {
         unsupported_.push_back(p);  // srt-spank starts no services of its own yet
@@ -365,14 +387,23 @@ class Normalizer {
   }
 
   // The per-role parts landed in backend.*: checked as the v1 fields they now are, per engine.
-  // (Checking only the moved values, each against its own v1 field, was tried: it costs more than
-  // this walk, whose share for the engine's own keys is small.)
+  // The engine's own keys were checked as engine.* by the schema-2 table, so only what roles()
+  // and services() wrote is walked here, unless the recipe also has a v1 backend: its keys are
+  // checked nowhere else.
   void check_backend() {
-    if (!out_.root.contains("backend")) return;
+    const Json* b = get(out_.root, "backend");
+    if (!b) return;
     const schema::Field& root = schema::recipe_schema();
+    const schema::Field& field = *schema::find_field(root, "backend");
     std::vector<std::string> found;
-    schema::check_value(out_, root, *schema::find_field(root, "backend"), out_.root["backend"], "backend", issues_, found);
+    if (get(in_.root, "backend")) schema::check_value(out_, root, field, *b, "backend", issues_, found);
+    else schema::check_keys(out_, root, field, type_, *b, "backend", written_, issues_, found);
     for (auto& u : found) unsupported_.push_back(std::move(u));
+  }
+
+  // backend.<key> was written from a role or a service (checked by check_backend).
+  void written(const std::string& key) {
+    if (std::find(written_.begin(), written_.end(), key) == written_.end()) written_.push_back(key);
   }
 
   Document in_;
@@ -381,6 +412,8 @@ class Normalizer {
   schema::Issues& issues_;
   std::vector<std::string>& unsupported_;
   std::string type_ = "sglang";
+  std::string type_config_ = "sglang_config";  // backend.<engine>_config
+  std::vector<std::string> written_;
 };
 
 }  // namespace

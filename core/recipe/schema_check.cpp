@@ -157,6 +157,28 @@ class Checker {
     }
   }
 
+  void some_keys(const Field& f, const std::string& type, const Json& v, const std::string& path,
+                 const std::vector<std::string>& keys) {
+    const std::vector<Field>* chosen = nullptr;
+    for (const auto& [name, vf] : f.variants)
+      if (name == type) chosen = &vf;
+    std::vector<std::pair<const Field*, const Json*>> todo;
+    todo.reserve(keys.size());
+    for (const std::string& k : keys) {
+      auto it = v.is_object() ? v.find(k) : v.end();
+      if (it == v.end()) continue;
+      const Field* known = find_in(f.fields, k);
+      if (!known && chosen) known = find_in(*chosen, k);
+      if (!known) return value(f, v, path);
+      todo.emplace_back(known, &*it);
+    }
+    for (const auto& [known, x] : todo) {
+      const std::string child = join_path(path, known->key);
+      if (known->tier == Tier::unsupported && !is_noop(*known, *x)) unsupported_.push_back(child);
+      value(*known, *x, child);
+    }
+  }
+
   // `fields`, then `more` (the chosen variant's own, not copied: a variant is checked on every
   // load, and a Field is a deep structure).
   void object(const Field& f, const Json& v, const std::string& path, const std::vector<Field>& fields,
@@ -365,6 +387,13 @@ void check_value(const Document& doc, const Field& root, const Field& f, const J
                  Issues& issues, std::vector<std::string>& unsupported) {
   Checker c(doc, root, issues, unsupported);
   c.value(f, value, path);
+}
+
+void check_keys(const Document& doc, const Field& root, const Field& f, const std::string& type, const Json& v,
+                const std::string& path, const std::vector<std::string>& keys, Issues& issues,
+                std::vector<std::string>& unsupported) {
+  Checker c(doc, root, issues, unsupported);
+  c.some_keys(f, type, v, path, keys);
 }
 
 const Field* find_field(const Field& parent, const std::string& key) {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,8 +41,9 @@ struct Document {
   std::map<std::string, std::string> overrides;
   // A schema-2 recipe normalized into the v1 layout: v1 key path (or prefix) -> the schema-2 key
   // path the user wrote ("resources.prefill_nodes" -> "roles.prefill.nodes"), so a diagnostic on a
-  // normalized path names what is in the file. Empty for a v1 recipe.
-  std::map<std::string, std::string> aliases;
+  // normalized path names what is in the file. Empty for a v1 recipe. A list, later entries winning:
+  // a recipe has a dozen or two, written on every load and looked up only for a diagnostic.
+  std::vector<std::pair<std::string, std::string>> aliases;
 
   // `path` in the user's spelling: the alias of its longest aliased prefix, else `path`.
   std::string written_path(const std::string& path) const;
