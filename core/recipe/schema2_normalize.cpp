@@ -219,7 +219,12 @@ class Normalizer {
             put(backend, "enable_kv_events", true), alias(n.enable_kv_events), written("enable_kv_events");
         } else {
           Json* events = get(backend, "kv_events_config");
-          if (!events || !events->is_object()) events = &put(backend, "kv_events_config", Json::object());
+          if (!events || !events->is_object()) {
+            // The mapping itself is the first role's too: an engine without KV-event settings
+            // (mocker) refuses it whole, and that diagnostic names the line it came from.
+            events = &put(backend, "kv_events_config", Json::object());
+            alias("backend.kv_events_config", n.kv_events_config.second);
+          }
           put(*events, n.mode, *k);
           alias(n.kv_events_config), written("kv_events_config");
         }

@@ -280,3 +280,23 @@ TEST_CASE("schema 2: UNCONFIRMED 2.x rules warn instead of refusing", "[recipe][
   CHECK(warned);
   CHECK(has(r.unsupported_keys, "telemetry"));
 }
+
+// The normalizer checks only what roles wrote into backend (the engine's keys were checked as
+// engine.*), and falls back to the whole walk for a key the engine does not have: either way each
+// problem is reported once, at the line the user wrote.
+TEST_CASE("schema 2: role parts are checked against the engine once, at their own line", "[recipe][schema2]") {
+  const std::string mocker =
+      "schema: 2\nname: t\nmodel: {path: m, container: c}\nengine: mocker\nfrontend: {type: dynamo}\n"  // 1-5
+      "roles:\n"                                                                                       // 6
+      "  prefill: {nodes: 1, workers: 1, kv_events: true}\n"                                          // 7
+      "  decode: {nodes: 1, workers: 1}\n";                                                          // 8
+  const auto ds = errors(mocker);
+  expect(ds, "roles.prefill.kv_events", 7, 35, "is not a key of backend.type 'mocker'");
+  CHECK(ds.size() == 1);
+  // A bad flag under args: one error, named by its schema-2 path; the engine's own bad key too.
+  const auto flags = errors(kV2 + "    args: {block-size: {a: 1}}\n");
+  expect(flags, "roles.decode.args.block-size", 14, 12, "a flag value cannot be a mapping");
+  const auto bad_engine = errors(std::string(kV2).replace(kV2.find("connector: mooncake"), 19, "connector: nixl"));
+  expect(bad_engine, "engine.connector", 5, 22, "is not one of");
+  CHECK(std::count_if(bad_engine.begin(), bad_engine.end(), [](const srt::Diagnostic& d) { return d.key_path == "engine.connector"; }) == 1);
+}
