@@ -2,6 +2,7 @@
 // API) so that quoted-vs-plain, duplicate keys, anchors and merge keys are all ours to decide.
 #include "srt/document.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 #include <unordered_map>
@@ -35,6 +36,30 @@ using NodePtr = std::shared_ptr<const Node>;
 
 Mark to_mark(const YAML::Mark& m) { return {m.line + 1, m.column + 1}; }
 
+// yaml-cpp decodes the double-quoted escapes \_ (U+00A0) and \N (U+0085) to the single bytes 0xA0
+// and 0x85, not to their UTF-8 (fuzz.plan found it: the Plan's JSON could not be written). The text
+// was checked to be UTF-8 before yaml-cpp saw it, so a byte that starts no valid sequence here came
+// from such an escape: it is that code point, written as UTF-8, as PyYAML reads it.
+std::string utf8_scalar(const std::string& v) {
+  auto cont = [&](std::size_t i) { return i < v.size() && (static_cast<unsigned char>(v[i]) & 0xC0) == 0x80; };
+  std::string out;
+  for (std::size_t i = 0; i < v.size();) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    const std::size_t len = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >= 0xE0 && c <= 0xEF) ? 3 : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
+    bool ok = len > 0;
+    for (std::size_t k = 1; ok && k < len; ++k) ok = cont(i + k);
+    if (ok) {
+      out.append(v, i, len);
+      i += len;
+    } else {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+      ++i;
+    }
+  }
+  return out;
+}
+
 class Composer : public YAML::EventHandler {
  public:
   Composer(std::string file, const LoadLimits& limits) : file_(std::move(file)), limits_(limits) {}
@@ -58,7 +83,10 @@ class Composer : public YAML::EventHandler {
     add(it->second);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
+                const std::string& raw) override {
+    const bool ascii = std::all_of(raw.begin(), raw.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    const std::string fixed = ascii ? std::string() : utf8_scalar(raw);
+    const std::string& value = ascii ? raw : fixed;
     auto n = std::make_shared<Node>();
     n->mark = to_mark(mark);
     // yaml-cpp: "?" = plain and untagged, "!" = quoted or block scalar (always a string).

@@ -132,6 +132,16 @@ TEST_CASE("text PyYAML refuses is refused with line and column", "[hostile]") {
   CHECK(parse_error("a: caf\xC3\xA9 \xF0\x9F\x9A\x80\n").empty());
 }
 
+TEST_CASE("double-quoted escapes of non-ASCII characters come out as UTF-8, as PyYAML reads them", "[hostile]") {
+  // yaml-cpp decodes \_ and \N to the bytes 0xA0 and 0x85; the Plan's JSON could not be written
+  // with them (fuzz.plan). PyYAML: "\_" = U+00A0, "\N" = U+0085, "\L" = U+2028, "\xe9" = U+00E9.
+  auto doc = srt::parse_yaml("a: \"x\\_y\\Nz\\Lw\\xe9\"\n\"k\\_\": caf\xC3\xA9\n", "u.yaml");
+  CHECK(doc.root["a"] == "x\xC2\xA0y\xC2\x85z\xE2\x80\xA8w\xC3\xA9");
+  CHECK(doc.root.contains("k\xC2\xA0"));
+  CHECK(doc.root["k\xC2\xA0"] == "caf\xC3\xA9");
+  CHECK_NOTHROW(doc.root.dump());
+}
+
 TEST_CASE("CRLF line ends and a UTF-8 BOM are accepted", "[hostile]") {
   auto doc = srt::parse_yaml("\xEF\xBB\xBFname: x\r\nlist:\r\n  - 1\r\n  - 'two'\r\n", "w.yaml");
   CHECK(doc.root.dump() == R"({"name":"x","list":[1,"two"]})");
