@@ -92,6 +92,7 @@ class Normalizer {
         error(path, "is a v1 key; --current-schema refuses it (srtctl's require_current_schema)",
               "write " + v2 + " instead (srtctl migrate rewrites it)");
     engine();
+    type_config_ = type_ + "_config";
     roles();
     placement("frontend", {"orchestrator_placement", "dedicated_node"}, "dedicated_node");
     placement("benchmark", {"client_placement", "client_dedicated_node"}, "client_dedicated_node");
@@ -126,12 +127,7 @@ class Normalizer {
   // events: about a dozen), so that growing it never deep-copies the keys already there.
   static constexpr std::size_t kSectionCapacity = 16;
   Json& slot(const std::string& section) {
-    auto& root = out_.root.get_ref<Json::object_t&>();
-    for (auto& kv : root)
-      if (kv.first == section) {
-        if (!kv.second.is_object()) kv.second = object_of_capacity(kSectionCapacity);
-        return kv.second;
-      }
+    if (Json* s = get(out_.root, section); s && s->is_object()) return *s;
     return put(out_.root, section, object_of_capacity(kSectionCapacity));
   }
 
@@ -141,7 +137,6 @@ class Normalizer {
     const std::string legacy_type = legacy ? text_of(get(*legacy, "type")) : std::string();
     if (!e || issues_.bad("engine")) {
       type_ = legacy_type.empty() ? "sglang" : legacy_type;  // srtctl's BackendConfigField default
-      type_config_ = type_ + "_config";
       return;
     }
     std::string type = "sglang", type_path = "engine";
@@ -162,7 +157,6 @@ class Normalizer {
     put(b, "type", type);
     alias("backend.type", type_path);
     type_ = type;
-    type_config_ = type_ + "_config";
   }
 
   void roles() {
@@ -417,7 +411,7 @@ class Normalizer {
   schema::Issues& issues_;
   std::vector<std::string>& unsupported_;
   std::string type_ = "sglang";
-  std::string type_config_ = "sglang_config";  // backend.<engine>_config
+  std::string type_config_;  // backend.<engine>_config, from type_ once engine() has set it
   std::vector<std::string> written_;
 };
 

@@ -172,11 +172,13 @@ class Checker {
       if (!known) return value(f, v, path);
       todo.emplace_back(known, &*it);
     }
-    for (const auto& [known, x] : todo) {
-      const std::string child = join_path(path, known->key);
-      if (known->tier == Tier::unsupported && !is_noop(*known, *x)) unsupported_.push_back(child);
-      value(*known, *x, child);
-    }
+    for (const auto& [known, x] : todo) key(*known, *x, join_path(path, known->key));
+  }
+
+  // A key of a mapping whose field is known: recorded as tier 2 when set to something, then checked.
+  void key(const Field& known, const Json& x, const std::string& child) {
+    if (known.tier == Tier::unsupported && !is_noop(known, x)) unsupported_.push_back(child);
+    value(known, x, child);
   }
 
   // `fields`, then `more` (the chosen variant's own, not copied: a variant is checked on every
@@ -197,8 +199,7 @@ class Checker {
         unknown(f, it.key(), child, fields, more, other_variants);
         continue;
       }
-      if (known->tier == Tier::unsupported && !is_noop(*known, it.value())) unsupported_.push_back(child);
-      value(*known, it.value(), child);
+      key(*known, it.value(), child);
     }
     for (const std::vector<Field>* list : {&fields, more})
       if (list)
