@@ -281,6 +281,10 @@ if [ "$failed" -ne 0 ]; then
   bad=()
   for i in "${!phase_names[@]}"; do [ "${phase_rcs[$i]}" -ne 0 ] && bad+=("${phase_names[$i]}"); done
   list=$(printf '%s, ' "${bad[@]}")
+  # CI keeps the tail of this output: name the failed tests here, not only 1000 lines above.
+  # ctest lists them under "The following tests FAILED:" as "  406 - NAME (Failed)".
+  tests=$(sed -nE 's/^[[:space:]]+[0-9]+ - ([^ ]+) \((.*)\)$/\1 (\2)/p' "$ctest_log" | sort -u | paste -sd, - | sed 's/,/, /g')
+  [ -n "$tests" ] && echo "FAILED tests: $tests"
   echo "FAILED phases: ${list%, } (each one's output is above, under === NAME)"
 fi
 exit "$failed"
