@@ -15,6 +15,7 @@ b. kv-watch: a publisher sends a 64 MiB frame, then ordinary batches; kv-watch's
 
 import os
 import signal
+import shutil
 import subprocess
 import tempfile
 import time
@@ -60,6 +61,7 @@ class HostilePeers(unittest.TestCase):
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="srt-kv-hostile-")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         self.context = zmq.Context()
         self.addCleanup(self.context.destroy, 0)
 
