@@ -134,11 +134,15 @@ link_prefix="sl$port-"
 bridge="${link_prefix}br"
 
 # --- 1. a clean base: stop whatever ran there, then wipe it ---------------------------------
+lab_trust "$base"
 bash "$HERE/lab-stop.sh" --base "$base" --quiet || true
 if [[ -d "$base" && -n "$(ls -A "$base")" && ! -f "$base/env.sh" ]]; then
   lab_die "$base is not empty and holds no lab (no env.sh): refusing to wipe it"
 fi
 rm -rf "$base"
+mkdir -p "$(dirname "$base")"
+# mkdir, not mkdir -p: it fails if anyone made the path again since the rm (in /tmp, anyone can).
+mkdir -m 755 "$base" || lab_die "could not make $base afresh: something made it again after it was removed"
 mkdir -p "$base"/{etc/plugstack.conf.d,state,log,run,dev,munge,spool}
 if [[ -n "${epilog:-}" ]]; then
   [[ -x "$epilog" ]] || lab_die "--epilog $epilog is not an executable file"

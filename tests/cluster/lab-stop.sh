@@ -38,6 +38,7 @@ t_start=$(lab_now)
 
 netns_prefix=''
 link_prefix=''
+lab_trust "$base"  # before anything in it is sourced or removed
 if [[ -f "$base/env.sh" ]]; then
   # shellcheck disable=SC1091
   source "$base/env.sh"

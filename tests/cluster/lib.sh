@@ -84,11 +84,26 @@ lab_start_slurmd() {
   )
 }
 
+# lab_trust BASE: BASE and BASE/env.sh are each absent or root's own and writable by root alone,
+# or die. Lab bases are in /tmp by default, where any user can make a path first, and root
+# sources BASE/env.sh and wipes BASE: a planted env.sh would run as root.
+lab_trust() {
+  local p uid perm
+  for p in "$1" "$1/env.sh"; do
+    [[ -e "$p" || -L "$p" ]] || continue
+    [[ ! -L "$p" ]] || lab_die "$p is a symbolic link: a lab base and its env.sh must be root's own (remove it, or give another --base)"
+    read -r uid perm < <(stat -c '%u %a' "$p")
+    (( uid == 0 )) || lab_die "$p belongs to uid $uid, not root: refusing to use it as root (remove it, or give another --base)"
+    (( (8#$perm & 8#022) == 0 )) || lab_die "$p is writable by group or others (mode $perm): refusing to use it as root"
+  done
+}
+
 # lab_use BASE: source BASE/env.sh (SLURM_CONF and LAB_*) into the caller, or die.
 lab_use() {
   local base=${1:-${LAB_BASE:-}}
   [[ -n "$base" ]] || lab_die "no lab given: pass its base directory or set LAB_BASE"
   [[ -r "$base/env.sh" ]] || lab_die "$base/env.sh not found: is a lab running there?"
+  lab_trust "$base"
   # shellcheck disable=SC1091
   source "$base/env.sh"
 }
