@@ -29,8 +29,11 @@ done
 [[ "$user" =~ ^[a-z_][a-z0-9_-]*$ && "$user" != root ]] || lab_die "bad user name '$user'"
 
 # useradd itself fails ("cannot lock /etc/passwd") when two tests create the user at once.
-exec 9>/tmp/.srt-lab-user.lock
-flock -w 30 9 || lab_die "could not take /tmp/.srt-lab-user.lock"
+# The lock is in /run, which only root can write: in /tmp another user could put a link there
+# first, and root's open would truncate what it names (fs.protected_symlinks is 0 on some hosts).
+lock=/run/srt-lab-user.lock
+exec 9>"$lock"
+flock -w 30 9 || lab_die "could not take $lock"
 
 if (( remove )); then
   if id -u "$user" >/dev/null 2>&1; then userdel --remove "$user" 2>/dev/null || userdel "$user"; fi

@@ -85,16 +85,32 @@ lab_start_slurmd() {
 }
 
 # lab_trust BASE: BASE and BASE/env.sh are each absent or root's own and writable by root alone,
-# or die. Lab bases are in /tmp by default, where any user can make a path first, and root
-# sources BASE/env.sh and wipes BASE: a planted env.sh would run as root.
+# and no directory above BASE lets anyone but root (or the sudo user who runs the lab) replace
+# it; or die. Lab bases are in /tmp by default, where any user can make a path first, and root
+# sources BASE/env.sh and wipes BASE: a planted env.sh would run as root. sshd's StrictModes
+# checks a user's files the same way.
 lab_trust() {
-  local p uid perm
-  for p in "$1" "$1/env.sh"; do
+  local base=$1 p uid perm
+  for p in "$base" "$base/env.sh"; do
     [[ -e "$p" || -L "$p" ]] || continue
     [[ ! -L "$p" ]] || lab_die "$p is a symbolic link: a lab base and its env.sh must be root's own (remove it, or give another --base)"
     read -r uid perm < <(stat -c '%u %a' "$p")
     (( uid == 0 )) || lab_die "$p belongs to uid $uid, not root: refusing to use it as root (remove it, or give another --base)"
     (( (8#$perm & 8#022) == 0 )) || lab_die "$p is writable by group or others (mode $perm): refusing to use it as root"
+  done
+  # Whoever may rename an entry of a directory above BASE could swap BASE for their own after
+  # these checks: its owner, or anyone who can write to it unless it is sticky (/tmp is).
+  p=$base
+  while [[ "$p" != / && "$p" != . ]]; do
+    p=$(dirname "$p")
+    [[ -e "$p" ]] || continue
+    for uid_perm in "$(stat -c '%u %a' "$p")" "$(stat -L -c '%u %a' "$p")"; do
+      read -r uid perm <<< "$uid_perm"
+      (( uid == 0 || uid == ${SUDO_UID:-0} )) ||
+        lab_die "$p (above the lab base $base) belongs to uid $uid: they could replace the base; give a --base under root's directories"
+      (( (8#$perm & 8#022) == 0 || (8#$perm & 8#1000) )) ||
+        lab_die "$p (above the lab base $base) is writable by group or others without the sticky bit (mode $perm): give another --base"
+    done
   done
 }
 

@@ -2,7 +2,8 @@
 # test-lab-trust.sh: lab-start.sh and lab-stop.sh run as root and source BASE/env.sh, and the
 # bases default to /tmp, where any user can make a path first. A base or env.sh that is not
 # root's own, is a symbolic link, or is writable by others is refused with the reason, before
-# anything in it is sourced or removed. No daemon is started.
+# anything in it is sourced or removed, and so is one below a directory another user could swap
+# it in. No daemon is started.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
@@ -52,5 +53,15 @@ expect_refused "a world-writable base" "is writable by group or others (mode 177
 plant "$work/target"
 ln -s "$work/target" "$work/link"
 expect_refused "a linked base" "is a symbolic link" "$work/link" "$HERE/lab-start.sh"
+
+# A base inside another user's directory (they could rename it away and plant their own), and
+# inside a directory anyone may write to that is not sticky.
+mkdir -p "$work/their-parent" "$work/open-parent"
+plant "$work/their-parent/base"
+plant "$work/open-parent/base"
+chown 65534 "$work/their-parent"
+chmod 777 "$work/open-parent"
+expect_refused "a base in another user's directory" "their-parent (above the lab base" "$work/their-parent/base" "$HERE/lab-stop.sh"
+expect_refused "a base in a non-sticky open directory" "without the sticky bit (mode 777)" "$work/open-parent/base" "$HERE/lab-start.sh"
 
 echo "PASS: every planted lab base was refused before anything in it ran"
