@@ -77,12 +77,14 @@ elif [[ -n "${SRTCTL_SRC:-}" && -d "$SRTCTL_SRC/src/srtctl" ]]; then
 fi
 example=${SRTCTL_SRC:-/nonexistent}/examples/example.yaml
 if (( ${#srtctl[@]} )) && [[ -f "$example" ]]; then
-  "$HERE/process_cost.py" "srt-helper validate (srtctl example)" 20 -- "$helper" validate "$example" | tee /tmp/srt-bench-ours.$$
-  (cd "$(mktemp -d)" && "$HERE/process_cost.py" "srtctl dry-run (srtctl example)" 5 -- "${srtctl[@]}" dry-run -f "$example") \
-    | tee /tmp/srt-bench-theirs.$$
+  # mktemp, not /tmp/NAME.$$: root's tee would follow a link another user put at a guessable name.
+  cmp_dir=$(mktemp -d)
+  "$HERE/process_cost.py" "srt-helper validate (srtctl example)" 20 -- "$helper" validate "$example" | tee "$cmp_dir/ours"
+  (cd "$cmp_dir" && "$HERE/process_cost.py" "srtctl dry-run (srtctl example)" 5 -- "${srtctl[@]}" dry-run -f "$example") \
+    | tee "$cmp_dir/theirs"
   awk 'NR == FNR { ours = $(NF - 2); next } { printf "srtctl / srt-helper (median wall): %.0fx\n", $(NF - 2) / ours }' \
-    /tmp/srt-bench-ours.$$ /tmp/srt-bench-theirs.$$
-  rm -f /tmp/srt-bench-ours.$$ /tmp/srt-bench-theirs.$$
+    "$cmp_dir/ours" "$cmp_dir/theirs"
+  rm -rf "$cmp_dir"
 else
   echo "srtctl dry-run: not measured (no srtctl on PATH and no SRTCTL_SRC=<srt-slurm checkout>);"
   echo "  issue 13's figure for it: 500-600 ms and 46 MiB per dry-run."
