@@ -102,14 +102,25 @@ double Console::seconds() const {
 void Console::line(const std::string& text) { logger_->info("{}", text); }
 
 void Console::tail(const std::string& path, int lines) {
-  std::ifstream in(path);
+  // The log is what a process in the job's image wrote: read only its last 64 KiB, and show at
+  // most 500 bytes of a line, whatever it holds.
+  constexpr std::streamoff kTailBytes = 64 << 10;
+  constexpr std::size_t kLineBytes = 500;
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     line("  (no log at " + path + ")");
     return;
   }
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  const bool cut = size > kTailBytes;
+  in.seekg(cut ? size - kTailBytes : 0);
   std::deque<std::string> last;
-  for (std::string l; std::getline(in, l);) {
-    last.push_back(l);
+  bool first = true;
+  for (std::string l; std::getline(in, l); first = false) {
+    if (first && cut) continue;  // a line the 64 KiB began inside of
+    if (l.size() > kLineBytes) l = l.substr(0, kLineBytes) + " ...";
+    last.push_back(std::move(l));
     if (int(last.size()) > lines) last.pop_front();
   }
   line("  last lines of " + path + ":");
