@@ -178,6 +178,9 @@ void Launch::preflight() {
     console_.line("preflight: missing: " + line);
     why += (why.empty() ? "" : "; ") + line;
   }
+  // A probe that wrote nothing usually never ran: the container runtime refused the step (a mount
+  // source missing on that node, an image it cannot pull), and said why in the step's log.
+  for (const auto& log : v.silent_logs) console_.tail(log, kTailLines);
   const bool stop_on_identity = job_.profile.identity_mismatch != "warn";
   for (const auto& m : v.mismatches) {
     console_.line(std::string("preflight: ") + (stop_on_identity ? "identity mismatch: " : "warning: identity mismatch: ") +

@@ -68,6 +68,7 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
     if (answer.empty()) {
       v.missing.push_back(s.role + " on " + s.process->node + ": the preflight probe gave no answer (" + s.answer +
                           "); its output is in " + s.log);
+      v.silent_logs.push_back(s.log);  // the console shows its last lines: often the runtime's own error
       continue;
     }
     Fingerprint f;

@@ -23,6 +23,7 @@ std::vector<ProbeStep> probe_steps(const Job& job);
 struct PreflightVerdict {
   std::vector<Fingerprint> prints;
   std::vector<std::string> missing;          // one line per missing piece (and unreadable answers)
+  std::vector<std::string> silent_logs;      // the step logs of probes that gave no answer
   std::vector<IdentityMismatch> mismatches;
   std::vector<std::string> notes;            // capability lines for the console
   std::string kv_problem;                    // non-empty: the KV-event plan cannot run on these images

@@ -52,6 +52,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "stall-point|test-launch-stall.sh|point"
     "router-warmup|test-launch-router-warmup.sh|"
     "wedged-rank|test-launch-wedged-rank.sh|"
+    "rdma-unready|test-launch-rdma-unready.sh|"
     "data-network|test-launch-data-network.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
     "podman-run|test-launch-containers.sh|run"
     "docker-run|test-launch-containers.sh|docker"
