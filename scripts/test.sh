@@ -273,8 +273,7 @@ echo "tests: $passed passed, $fails failed"
 # second run (the cluster phase's --repeat): said here, not hidden.
 final_failed=$(sed -nE 's/^[[:space:]]+[0-9]+ - ([^ ]+) \((.*)\)$/\1 (\2)/p' "$ctest_log" | sort -u)
 second=$(sed -nE 's/^ *([0-9]+\/[0-9]+ )?Test +#[0-9]+: ([^ ]+) \.*\*\*\*(Failed|Timeout|Exception).*/\2/p' "$ctest_log" |
-         sort -u | comm -23 - <(sed -nE 's/^[[:space:]]+[0-9]+ - ([^ ]+) \(.*/\1/p' "$ctest_log" | sort -u) |
-         paste -sd, - | sed 's/,/, /g')
+         sort -u | comm -23 - <(cut -d' ' -f1 <<< "$final_failed" | sort -u) | paste -sd, - | sed 's/,/, /g')
 [ -n "$second" ] && echo "passed on a second run (their first run's output is above): $second"
 # The tests that read ../shared/reference (the InferenceX corpus, the real programs' CLI specs):
 # they skip when it is absent, so say whether each one ran (its first run, the main build's).
