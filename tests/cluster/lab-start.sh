@@ -139,10 +139,7 @@ bash "$HERE/lab-stop.sh" --base "$base" --quiet || true
 if [[ -d "$base" && -n "$(ls -A "$base")" && ! -f "$base/env.sh" ]]; then
   lab_die "$base is not empty and holds no lab (no env.sh): refusing to wipe it"
 fi
-rm -rf "$base"
-mkdir -p "$(dirname "$base")"
-# mkdir, not mkdir -p: it fails if anyone made the path again since the rm (in /tmp, anyone can).
-mkdir -m 755 "$base" || lab_die "could not make $base afresh: something made it again after it was removed"
+lab_fresh_dir "$base"
 mkdir -p "$base"/{etc/plugstack.conf.d,state,log,run,dev,munge,spool}
 if [[ -n "${epilog:-}" ]]; then
   [[ -x "$epilog" ]] || lab_die "--epilog $epilog is not an executable file"

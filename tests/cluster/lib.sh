@@ -114,6 +114,14 @@ lab_trust() {
   done
 }
 
+# lab_fresh_dir DIR: DIR removed and made again, empty, root's, 0755. mkdir, not mkdir -p, for
+# DIR itself: it fails if anyone made the path again after the rm (in /tmp, anyone can).
+lab_fresh_dir() {
+  rm -rf "$1"
+  mkdir -p "$(dirname "$1")"
+  mkdir -m 755 "$1" || lab_die "could not make $1 afresh: something made it again after it was removed"
+}
+
 # lab_use BASE: source BASE/env.sh (SLURM_CONF and LAB_*) into the caller, or die.
 lab_use() {
   local base=${1:-${LAB_BASE:-}}

@@ -41,9 +41,7 @@ rpm=$(find "$packages" -maxdepth 1 -name 'slurm-spank-srt-*.rpm' ! -name '*.src.
 # --- the fresh root ----------------------------------------------------------------------------
 root=$base.root
 lab_trust "$root"  # root runs what is unpacked here: in /tmp, another user could have made it
-rm -rf "$root"
-mkdir -p "$(dirname "$root")"
-mkdir -m 755 "$root" || lab_die "could not make $root afresh: something made it again after it was removed"
+lab_fresh_dir "$root"
 (cd "$root" && rpm2cpio "$rpm" | cpio -idm --quiet)
 libdir=$root/usr/lib64/slurm
 conf=$root/etc/slurm/plugstack.conf.d/srt.conf
