@@ -46,6 +46,19 @@ bool is_plain_decimal(const std::string& s) {
   return true;
 }
 
+// Digits, a dot, digits (0.85): float_re's first branch without underscores or an exponent, the
+// floats recipes have. Resolved without the regex too: one regex_match of float_re costs more
+// than the rest of the scalar's work (issue 20).
+bool is_plain_fraction(const std::string& s) {
+  std::size_t i = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  const std::size_t whole = i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == whole || i == s.size() || s[i] != '.') return false;
+  for (++i; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
 bool is_bool_true(const std::string& s) {
   return s == "yes" || s == "Yes" || s == "YES" || s == "true" || s == "True" || s == "TRUE" ||
          s == "on" || s == "On" || s == "ON";
@@ -167,6 +180,7 @@ std::optional<Json> resolve_plain(const std::string& text, std::string& error) {
   }
   if (std::string("-+0123456789.").find(c) != std::string::npos) {
     if (is_plain_decimal(text)) return construct_int(text, error);
+    if (is_plain_fraction(text)) return construct_float(text, error);
     if (text.find('.') != std::string::npos && std::regex_match(text, float_re())) return construct_float(text, error);
     if (c != '.' && std::regex_match(text, int_re())) return construct_int(text, error);
   }

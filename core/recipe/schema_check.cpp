@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "schema.hpp"
+#include "text_forms.hpp"
 
 namespace srt::schema {
 
@@ -351,8 +352,8 @@ class Checker {
       return;
     }
     if (v.is_string()) {
-      static const std::regex re(R"(^[1-9][0-9]*(x[1-9][0-9]*)*$)");
-      if (!std::regex_match(v.get<std::string>(), re)) error(path, "'" + v.get<std::string>() + "' is not an x-joined list of positive numbers", hint);
+      if (!is_x_joined_counts(v.get_ref<const std::string&>()))
+        error(path, "'" + v.get<std::string>() + "' is not an x-joined list of positive numbers", hint);
       return;
     }
     auto n = v.is_boolean() ? std::nullopt : as_integer(v);
@@ -366,9 +367,7 @@ class Checker {
                              " (YAML 1.1 reads unquoted 1:30:00 as a base-60 number, and srtctl wants text)", hint);
     }
     if (!v.is_string()) return error(path, "expected text, got " + type_name(v), hint);
-    static const std::regex re(
-        R"(^([0-9]+|[0-9]+:[0-9]{1,2}|[0-9]+:[0-9]{1,2}:[0-9]{1,2}|[0-9]+-[0-9]+(:[0-9]{1,2}(:[0-9]{1,2})?)?|UNLIMITED|INFINITE|unlimited|infinite)$)");
-    if (!std::regex_match(v.get<std::string>(), re)) error(path, "'" + v.get<std::string>() + "' is not a Slurm time limit", hint);
+    if (!is_slurm_time_limit(v.get_ref<const std::string&>())) error(path, "'" + v.get<std::string>() + "' is not a Slurm time limit", hint);
   }
 
   const Document& doc_;
