@@ -48,18 +48,25 @@ struct Field {
   bool null_values = false;                    // dict: `key:` with no value is meaningful (--flag)
   bool type_shorthand = false;                 // variant: a bare string is its `type` (schema 2's engine: sglang)
 
-  Field req() const { Field f = *this; f.required = true; return f; }
-  Field tier2() const { Field f = *this; f.tier = Tier::unsupported; return f; }
-  Field inert() const { Field f = *this; f.tier = Tier::inert; return f; }
-  Field one_of(std::vector<std::string> c, std::set<std::string> unsupported = {}) const {
-    Field f = *this; f.choices = std::move(c); f.unsupported_choices = std::move(unsupported); return f;
+  // The tables are written as chains on temporaries (str(...).one_of(...).def(...)): each step
+  // moves the Field on rather than copying it with its doc, choices and sub-fields, which the
+  // first load in every process (sbatch's) pays for.
+  Field req() && { required = true; return std::move(*this); }
+  Field tier2() && { tier = Tier::unsupported; return std::move(*this); }
+  Field inert() && { tier = Tier::inert; return std::move(*this); }
+  Field one_of(std::vector<std::string> c, std::set<std::string> unsupported = {}) && {
+    choices = std::move(c);
+    unsupported_choices = std::move(unsupported);
+    return std::move(*this);
   }
-  Field range(long long lo, std::optional<long long> hi = std::nullopt) const {
-    Field f = *this; f.min = lo; f.max = hi; return f;
+  Field range(long long lo, std::optional<long long> hi = std::nullopt) && {
+    min = lo;
+    max = hi;
+    return std::move(*this);
   }
-  Field def(std::string d) const { Field f = *this; f.default_text = std::move(d); return f; }
-  Field nullable_values() const { Field f = *this; f.null_values = true; return f; }
-  Field shorthand() const { Field f = *this; f.type_shorthand = true; return f; }
+  Field def(std::string d) && { default_text = std::move(d); return std::move(*this); }
+  Field nullable_values() && { null_values = true; return std::move(*this); }
+  Field shorthand() && { type_shorthand = true; return std::move(*this); }
 };
 
 Field make(std::string key, Kind kind, std::string doc);

@@ -53,6 +53,20 @@ section "core (in-process, C++)"
 # than the same recipe in the v1 layout (the shipped 2P1D recipe, and its v1 spelling).
 "$build/tests/unit/recipe/bench_validate" "$SRC/tests/fixtures/recipes/v1/atom-disagg-2p1d-dpa-tp8-8k1k.yaml"
 "$build/tests/unit/recipe/bench_validate" "$dsv4"
+# The first load of a process, what sbatch pays once per submission (the schema tables are built
+# then): median and min over 30 processes, v1 spelling and schema 2 interleaved.
+first_load() {
+  local v1=$SRC/tests/fixtures/recipes/v1/atom-disagg-2p1d-dpa-tp8-8k1k.yaml out
+  out=$(for _ in $(seq 30); do
+    printf 'v1 %s\n' "$("$build/tests/unit/recipe/bench_validate" "$v1" --first)"
+    printf 'schema2 %s\n' "$("$build/tests/unit/recipe/bench_validate" "$dsv4" --first)"
+  done)
+  for layout in v1 schema2; do
+    awk -v l="$layout" '$1 == l {print $2}' <<<"$out" | sort -n |
+      awk -v l="$layout" '{v[NR] = $1} END {printf "bench_validate --first (DSV4 2P1D, %s): %d processes: median %.3f ms, min %.3f ms\n", l, NR, v[int((NR + 1) / 2)], v[1]}'
+  done
+}
+first_load
 # Issue 25: a slurmstepd's user_init work from the snapshot's documents, and from YAML as before.
 "$build/tests/bench/bench_node_side"
 "$build/tests/unit/topology/bench_topology"
