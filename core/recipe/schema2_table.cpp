@@ -52,24 +52,24 @@ Field role(const std::string& name, bool decode) {
   const std::string mode = name == "agg" ? "aggregated" : name;
   return object(
       name,
-      {any("nodes", decode ? "nodes of this role: a positive number, or colocate (share the prefill nodes)"
-                           : "nodes of this role: a positive number"),
-       integer("workers", "endpoints of this role").range(1),
-       integer("gpus", "GPUs per endpoint (default: nodes x gpus_per_node / workers)").range(1),
-       // env, args, extra_args and kv_events are checked as the v1 fields they become
-       // (backend.<mode>_environment, backend.<engine>_config.<mode>), per engine.
-       any("env", "environment of these workers ({node}, {node_id} substituted)"),
-       any("args", "engine flags of these workers (v1: backend.<engine>_config." + mode + ")"),
-       any("extra_args", "extra engine arguments (v1: backend." + mode + "_extra_args)"),
-       str("engine", "must be the recipe's engine"), any("kv_events", "publish KV events (bool or {publisher, topic})"),
-       boolean("sidecar", "Dynamo KV-router sidecar (must agree across roles)").inert(),
-       boolean("critical", "an exit of this role ends the job").def("true").tier2()},
+      field_list(any("nodes", decode ? "nodes of this role: a positive number, or colocate (share the prefill nodes)"
+                                     : "nodes of this role: a positive number"),
+                 integer("workers", "endpoints of this role").range(1),
+                 integer("gpus", "GPUs per endpoint (default: nodes x gpus_per_node / workers)").range(1),
+                 // env, args, extra_args and kv_events are checked as the v1 fields they become
+                 // (backend.<mode>_environment, backend.<engine>_config.<mode>), per engine.
+                 any("env", "environment of these workers ({node}, {node_id} substituted)"),
+                 any("args", "engine flags of these workers (v1: backend.<engine>_config." + mode + ")"),
+                 any("extra_args", "extra engine arguments (v1: backend." + mode + "_extra_args)"),
+                 str("engine", "must be the recipe's engine"), any("kv_events", "publish KV events (bool or {publisher, topic})"),
+                 boolean("sidecar", "Dynamo KV-router sidecar (must agree across roles)").inert(),
+                 boolean("critical", "an exit of this role ends the job").def("true").tier2()),
       "the " + mode + " workers");
 }
 
 Field placement(std::vector<std::string> where, std::set<std::string> unsupported, const std::string& doc) {
   Field node = str("node", doc).one_of(std::move(where), std::move(unsupported)).req();
-  return object("placement", {node}, doc);
+  return object("placement", field_list(std::move(node)), doc);
 }
 
 Field frontend() {
@@ -98,32 +98,35 @@ Field resources() {
 Field service() {
   Field s = object(
       "services",
-      {str("name", "unique name; a declared etcd/nats replaces the implied one").req(),
-       str("type", "generic (default), etcd, nats, mooncake-master, mooncake-store, or an exporter kind").def("generic"),
-       any("command", "argv (required for generic)"), any("args", "extra arguments"), str("container", "image"),
-       dict("env", "its environment"), any("source", "code to build first"), any("build_command", "build command"),
-       integer("build_timeout_seconds", "build budget").def("1800"),
-       placement({"head", "infra", "dedicated", "prefill", "decode", "agg", "workers", "all"}, {},
-                 "where it runs (dedicated: etcd, nats, mooncake-master only)"),
-       str("start", "when it starts").one_of({"infra", "before_workers", "after_frontend", "with_workers"}),
-       object("readiness",
-              {integer("port", "TCP port (shorthand for tcp)").range(1, 65535),
-               object("tcp", {integer("port", "port").range(1, 65535).req()}, "TCP probe"),
-               object("http", {integer("port", "port").range(1, 65535).req(), str("path", "path").def("/health"),
-                               integer("status", "expected status").def("200")},
-                      "HTTP probe"),
-               object("log", {str("pattern", "regular expression").req()}, "log probe"),
-               integer("timeout_seconds", "give up after").def("120"), integer("interval_seconds", "poll interval").def("2")},
-              "exactly one probe"),
-       boolean("inherit_discovery_env", "etcd/NATS endpoints in its environment").def("true"),
-       boolean("critical", "a crash fails the run"), any("preamble", "shell before the command"),
-       integer("cpus_per_task", "srun --cpus-per-task"), str("cpu_bind", "srun --cpu-bind"),
-       dict("srun_options", "srun options of this service").nullable_values(),
-       boolean("enabled", "false drops an implied service").def("true"), any("external", "an existing endpoint"),
-       any("options", "per-kind options (nats: max_payload_mb; mooncake-master: store_config)"),
-       // Service pools: post-v2.2.1 (srt-slurm-v2.md 3, UNCONFIRMED); accepted with a warning.
-       any("nodes", "service pool size (after v2.2.1)"), any("pool", "service pool (after v2.2.1)"),
-       any("terminal", "pool terminal (after v2.2.1)")},
+      field_list(
+          str("name", "unique name; a declared etcd/nats replaces the implied one").req(),
+          str("type", "generic (default), etcd, nats, mooncake-master, mooncake-store, or an exporter kind").def("generic"),
+          any("command", "argv (required for generic)"), any("args", "extra arguments"), str("container", "image"),
+          dict("env", "its environment"), any("source", "code to build first"), any("build_command", "build command"),
+          integer("build_timeout_seconds", "build budget").def("1800"),
+          placement({"head", "infra", "dedicated", "prefill", "decode", "agg", "workers", "all"}, {},
+                    "where it runs (dedicated: etcd, nats, mooncake-master only)"),
+          str("start", "when it starts").one_of({"infra", "before_workers", "after_frontend", "with_workers"}),
+          object("readiness",
+                 field_list(integer("port", "TCP port (shorthand for tcp)").range(1, 65535),
+                            object("tcp", field_list(integer("port", "port").range(1, 65535).req()), "TCP probe"),
+                            object("http",
+                                   field_list(integer("port", "port").range(1, 65535).req(), str("path", "path").def("/health"),
+                                              integer("status", "expected status").def("200")),
+                                   "HTTP probe"),
+                            object("log", field_list(str("pattern", "regular expression").req()), "log probe"),
+                            integer("timeout_seconds", "give up after").def("120"),
+                            integer("interval_seconds", "poll interval").def("2")),
+                 "exactly one probe"),
+          boolean("inherit_discovery_env", "etcd/NATS endpoints in its environment").def("true"),
+          boolean("critical", "a crash fails the run"), any("preamble", "shell before the command"),
+          integer("cpus_per_task", "srun --cpus-per-task"), str("cpu_bind", "srun --cpu-bind"),
+          dict("srun_options", "srun options of this service").nullable_values(),
+          boolean("enabled", "false drops an implied service").def("true"), any("external", "an existing endpoint"),
+          any("options", "per-kind options (nats: max_payload_mb; mooncake-master: store_config)"),
+          // Service pools: post-v2.2.1 (srt-slurm-v2.md 3, UNCONFIRMED); accepted with a warning.
+          any("nodes", "service pool size (after v2.2.1)"), any("pool", "service pool (after v2.2.1)"),
+          any("terminal", "pool terminal (after v2.2.1)")),
       "one process srtctl starts beside the workers (services/config.py)");
   s.kind = Kind::object_list;
   return s;
@@ -132,8 +135,8 @@ Field service() {
 Field dynamo() {
   Field d = v1("dynamo");
   d.fields.push_back(object("source",
-                            {str("pypi", "version on PyPI"), str("wheel", "wheel path"), str("git", "repository"),
-                             str("rev", "commit"), boolean("top_of_tree", "main"), any("patches", "patches")},
+                            field_list(str("pypi", "version on PyPI"), str("wheel", "wheel path"), str("git", "repository"),
+                                       str("rev", "commit"), boolean("top_of_tree", "main"), any("patches", "patches")),
                             "where Dynamo comes from (replaces version/wheel/hash/cargo_patches)"));
   return d;
 }
@@ -151,11 +154,12 @@ Field build() {
   std::vector<Field> fields;
   fields.reserve(recipe_schema().fields.size() + 2);
   for (const auto& f : recipe_schema().fields) {
-    if (f.key == "schema") fields.push_back(make("schema", Kind::integer, "layout version: 2 (absent: 1, unless engine:/roles: are used)"));
+    if (f.key == "schema")
+      fields.push_back(make("schema", Kind::integer, "layout version: 2 (absent: 1, unless engine:/roles: are used)"));
     else if (f.key == "resources") {
       fields.push_back(resources());
       fields.push_back(engine());
-      fields.push_back(object("roles", {role("prefill", false), role("decode", true), role("agg", false)},
+      fields.push_back(object("roles", field_list(role("prefill", false), role("decode", true), role("agg", false)),
                               "the workers per role: prefill + decode (disaggregated) or agg"));
     } else if (f.key == "backend") fields.push_back(any("backend", "v1 spelling of engine + roles (checked as v1)"));
     else if (f.key == "frontend") fields.push_back(frontend());
