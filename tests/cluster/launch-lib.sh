@@ -14,10 +14,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export LAUNCH_SRC
 LAUNCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-# launch_test_init BASE: skip unless root, read the lab's env.sh (lab_test_init), and make sure
-# the test leaves no job behind: the job in `jid` is cancelled when the test exits, however.
+# launch_test_init BASE: skip unless root, read the lab's env.sh (lab_test_init), start again a
+# slurmd that died before this test (lab_revive_slurmds), and make sure the test leaves no job
+# behind: the job in `jid` is cancelled when the test exits, however.
 launch_test_init() {
   lab_test_init "${1:-}"
+  lab_revive_slurmds
   jid=
   trap launch_cancel_job EXIT
 }

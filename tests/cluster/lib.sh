@@ -219,6 +219,33 @@ lab_test_init() {
   lab_use "${1:-${LAB_BASE:-}}"
 }
 
+# lab_revive_slurmds: start again any slurmd of the lab that is no longer running, and say so on
+# stderr (with its log, and the core if one was left). Debian 12's slurmd 22.05.8 was seen to die
+# of a corrupt heap while launching a job's steps (SIGSEGV in malloc under nodelist_find, no srt
+# code in the process but the loader, which does nothing in slurmd; cluster.fault.setsid-escape,
+# 2026-12-04). The test running then fails; without this, every later test on that lab would
+# fail too, at a node that is down for a reason that is not theirs, and so would the failed
+# test's second run. A test that kills a slurmd itself restarts it (test-fault-slurmd-killed.sh).
+lab_revive_slurmds() {
+  local pidfile node pid core=
+  compgen -G "$LAB_BASE/log/core*" >/dev/null && core=", a core dump in $LAB_BASE/log"
+  for pidfile in "$LAB_BASE"/run/slurmd-*.pid; do
+    [[ -e "$pidfile" ]] || continue
+    node=${pidfile##*/slurmd-}
+    node=${node%.pid}
+    pid=$(cat "$pidfile" 2>/dev/null) || pid=
+    lab_alive "$pid" && continue
+    echo "lab: slurmd of $node (pid ${pid:-?}) is not running: started again (its log: $LAB_BASE/log/slurmd-$node.log$core)" >&2
+    lab_start_slurmd "$LAB_BASE" "$node" || lab_fail "slurmd of $node did not start again"
+    for _ in $(seq 1 600); do  # registered and given back by slurmctld (ReturnToService=2)
+      [[ "$(sinfo -h -n "$node" -o '%T')" == @(idle|planned|mixed|allocated) ]] && break
+      sleep 0.1
+    done
+    [[ "$(sinfo -h -n "$node" -o '%T')" == @(idle|planned|mixed|allocated) ]] \
+      || lab_fail "$node is $(sinfo -h -n "$node" -o '%T') 60 s after its slurmd started again"
+  done
+}
+
 # lab_scratch NAME: a fresh directory on the lab's (shared) filesystem for one test's files.
 lab_scratch() {
   local dir="$LAB_BASE/work/$1"
