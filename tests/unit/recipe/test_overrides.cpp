@@ -1,16 +1,12 @@
 // srtctl's --set/--unset: YAML values, dotted paths, [N], created maps, errors that name the option.
 #include <catch2/catch.hpp>
 
+#include "minimal_recipe.hpp"
 #include "srt/recipe.hpp"
 
 namespace {
 
-const std::string kBase =
-    "name: t\nmodel: {path: m, container: c}\n"
-    "resources: {gpus_per_node: 8, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}\n"
-    "backend: {type: atom}\n"
-    "frontend: {type: atomesh, enable_multiple_frontends: false}\n"
-    "extra_mount: [/a:/a]\n";
+const std::string kBase = std::string(srt_test::kMinimalRecipe) + "extra_mount: [/a:/a]\n";
 
 srt::Recipe load(std::vector<std::string> set, std::vector<std::string> unset = {}) {
   srt::RecipeOptions o;

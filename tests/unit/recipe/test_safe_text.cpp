@@ -9,15 +9,12 @@
 #include <vector>
 
 #include "srt/error.hpp"
+#include "minimal_recipe.hpp"
 #include "srt/recipe.hpp"
 
 namespace {
 
-const std::string kBase =
-    "name: t\nmodel: {path: m, container: c}\n"
-    "resources: {gpus_per_node: 8, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}\n"
-    "backend: {type: atom}\n"
-    "frontend: {type: atomesh, enable_multiple_frontends: false}\n";
+const std::string kBase = srt_test::kMinimalRecipe;
 
 srt::Recipe load(const std::string& text) {
   srt::RecipeOptions o;

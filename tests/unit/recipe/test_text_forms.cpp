@@ -7,15 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "minimal_recipe.hpp"
 #include "srt/recipe.hpp"
 
 namespace {
 
-const std::string kBase =
-    "name: t\nmodel: {path: m, container: c}\n"
-    "resources: {gpus_per_node: 8, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}\n"
-    "backend: {type: atom}\n"
-    "frontend: {type: atomesh, enable_multiple_frontends: false}\n";
+const std::string kBase = srt_test::kMinimalRecipe;
 
 // Every string of length 1..max over `alphabet`.
 std::vector<std::string> strings_over(const std::string& alphabet, std::size_t max) {
