@@ -227,7 +227,7 @@ lab_test_init() {
 # fail too, at a node that is down for a reason that is not theirs, and so would the failed
 # test's second run. A test that kills a slurmd itself restarts it (test-fault-slurmd-killed.sh).
 lab_revive_slurmds() {
-  local pidfile node pid core=
+  local pidfile node pid state core=
   compgen -G "$LAB_BASE/log/core*" >/dev/null && core=", a core dump in $LAB_BASE/log"
   for pidfile in "$LAB_BASE"/run/slurmd-*.pid; do
     [[ -e "$pidfile" ]] || continue
@@ -237,12 +237,21 @@ lab_revive_slurmds() {
     lab_alive "$pid" && continue
     echo "lab: slurmd of $node (pid ${pid:-?}) is not running: started again (its log: $LAB_BASE/log/slurmd-$node.log$core)" >&2
     lab_start_slurmd "$LAB_BASE" "$node" || lab_fail "slurmd of $node did not start again"
-    for _ in $(seq 1 600); do  # registered and given back by slurmctld (ReturnToService=2)
-      [[ "$(sinfo -h -n "$node" -o '%T')" == @(idle|planned|mixed|allocated) ]] && break
-      sleep 0.1
-    done
-    [[ "$(sinfo -h -n "$node" -o '%T')" == @(idle|planned|mixed|allocated) ]] \
-      || lab_fail "$node is $(sinfo -h -n "$node" -o '%T') 60 s after its slurmd started again"
+    # registered and given back by slurmctld (ReturnToService=2)
+    state=$(lab_wait_node_state "$node" 'idle|planned|mixed|allocated' 60) \
+      || lab_fail "$node is $state 60 s after its slurmd started again"
+  done
+}
+
+# lab_wait_node_state NODE STATES SECONDS: wait (bounded) until sinfo gives NODE one of STATES
+# (|-separated, e.g. idle|planned); on timeout, prints the state it has and returns non-zero.
+lab_wait_node_state() {
+  local node=$1 states=$2 end=$(( $(date +%s%N) + $3 * 1000000000 )) state
+  while :; do
+    state=$(sinfo -h -n "$node" -o '%T')
+    [[ "$state" == @($states) ]] && return 0
+    (( $(date +%s%N) < end )) || { echo "$state"; return 1; }
+    sleep 0.1
   done
 }
 

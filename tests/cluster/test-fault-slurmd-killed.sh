@@ -79,11 +79,7 @@ echo "node1, node3: nothing of job $jid left; $node (slurmd dead): $(wc -w <<<"$
 
 lab_start_slurmd "$LAB_BASE" "$node" || lab_fail "slurmd of $node did not restart"
 t1=$(lab_now)
-for _ in $(seq 1 600); do
-  [[ "$(node_state "$node")" == @(idle|planned) ]] && break
-  sleep 0.1
-done
-[[ "$(node_state "$node")" == @(idle|planned) ]] || lab_fail "$node is $(node_state "$node") 60 s after slurmd restarted"
+state=$(lab_wait_node_state "$node" 'idle|planned' 60) || lab_fail "$node is $state 60 s after slurmd restarted"
 echo "$node idle again $(lab_elapsed "$t1") s after slurmd restarted"
 lab_assert_job_clean "$jid" 30
 bad=$(lab_unusable_nodes)
