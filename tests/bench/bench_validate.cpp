@@ -24,22 +24,22 @@ int main(int argc, char** argv) {
   const srt::Profile profile = srt::load_profile_file(src + "/etc/srt/cluster.yaml");
   srt::RecipeOptions opts;
   opts.default_gpus_per_node = profile.gpus_per_node;
-  if (first) {
+  int nodes = 0;
+  auto timed_load = [&] {  // ms
     const auto t0 = std::chrono::steady_clock::now();
     const srt::Recipe r = srt::load_recipe_file(recipe, opts);
-    const int n = srt::node_demand(r, profile);
-    const auto t1 = std::chrono::steady_clock::now();
-    std::printf("%.3f\n", std::chrono::duration<double, std::milli>(t1 - t0).count());
-    return n > 0 ? 0 : 1;
-  }
-  std::vector<double> ms;
-  int nodes = 0;
-  for (int i = 0; i < runs + 20; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    srt::Recipe r = srt::load_recipe_file(recipe, opts);
     nodes = srt::node_demand(r, profile);
     const auto t1 = std::chrono::steady_clock::now();
-    if (i >= 20) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());  // after warm-up
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+  };
+  if (first) {
+    std::printf("%.3f\n", timed_load());
+    return nodes > 0 ? 0 : 1;
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < runs + 20; ++i) {
+    const double t = timed_load();
+    if (i >= 20) ms.push_back(t);  // after warm-up
   }
   std::sort(ms.begin(), ms.end());
   const double median = ms[ms.size() / 2], p90 = ms[ms.size() * 9 / 10];
