@@ -1,7 +1,7 @@
 // Two small spellings a recipe check meets on every load, matched directly: Slurm's time limit
-// and srtctl's x-joined concurrencies. Each was a std::regex; one regex_match cost more than the
-// whole engine-flag check of a recipe (about 30k instructions and a dozen allocations, 0.5 % of a
-// load, issue 20), for a grammar of a few digits and separators.
+// and srtctl's x-joined concurrencies. Each was a std::regex, compiled on a process's first load
+// (the time limit's alone about 3M instructions, half of a whole load, paid by every sbatch) and
+// run with allocations on every load (issue 20), for a grammar of a few digits and separators.
 #pragma once
 #include <string_view>
 
