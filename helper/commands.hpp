@@ -1,5 +1,5 @@
-// Each subcommand lives in its own cmd_<name>.cpp and registers itself on the CLI11 app.
-// The callback it installs returns the process exit code through `exit_code`.
+// Each subcommand of srt-helper lives in its own cmd_<name>.cpp and registers itself on the
+// CLI11 app. The callback it installs returns the process exit code through `exit_code`.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -15,10 +15,8 @@ void add_plan(CLI::App& app);
 void add_topology(CLI::App& app);
 void add_report(CLI::App& app);
 void add_doctor(CLI::App& app);
-void add_launch(CLI::App& app);
-void add_kv_relay(CLI::App& app);
-void add_kv_watch(CLI::App& app);
 void add_submit(CLI::App& app);
+void add_apply(CLI::App& app);
 void add_run(CLI::App& app);
 void add_preflight(CLI::App& app);
 void add_port_check(CLI::App& app);
@@ -26,5 +24,10 @@ void add_gpu_check(CLI::App& app);
 void add_migrate(CLI::App& app);
 void add_clean_containers(CLI::App& app);
 void add_snapshot(CLI::App& app);
+
+// In srt-helper: loads the module when ARGV's subcommand is one of kJobstepCommands (an error
+// naming the module's path and what to do when it cannot) or when there is no subcommand (the
+// top-level help; a warning only). Returns the module's exit_code, or nullptr when not loaded.
+int* add_jobstep_commands(CLI::App& app, int argc, char** argv);
 
 }  // namespace srt::helper

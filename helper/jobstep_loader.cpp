@@ -7,8 +7,8 @@
 #include <string>
 
 #include "commands.hpp"
-#include "common.hpp"
-#include "jobstep_module.hpp"
+#include "srt/cli.hpp"
+#include "srt/jobstep_abi.hpp"
 #include "srt/error.hpp"
 
 namespace srt::helper {

@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "commands.hpp"
-#include "jobstep_module.hpp"
+#include "srt/jobstep_abi.hpp"
 #include "srt/error.hpp"
 
 namespace srt::helper {
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   add_report(app);
   add_doctor(app);
   add_submit(app);
+  add_apply(app);
   add_run(app);
   add_preflight(app);
   add_port_check(app);

@@ -192,7 +192,7 @@ mkdir -p "$doc"
   echo "License: Apache-2.0"
   echo " On Debian systems the full text is in /usr/share/common-licenses/Apache-2.0."
 } > "$doc/copyright"
-cp "$src/docs/INSTALL.md" "$doc/"
+cp "$src"/docs/*.md "$doc/"  # INSTALL.md and the other guides, as the RPM's %doc
 find "$root/usr/share/man" -type f ! -name '*.gz' -exec gzip -9n {} +
 
 # Runtime libraries from the binaries' NEEDED entries (dpkg-shlibdeps wants a debian/control).

@@ -33,7 +33,7 @@ std::vector<std::string> expand_hostlist(const std::string& hostlist) {
   std::vector<std::string> out;
   while (char* host = slurm_hostlist_shift(hl.get())) {
     out.emplace_back(host);
-    std::free(host);  // shift hands back malloc'd memory (reference/spank-api.md 3)
+    std::free(host);  // slurm_hostlist_shift hands back malloc'd memory (slurm/slurm.h)
   }
   if (out.empty()) fail("the node list '" + hostlist + "' names no host");
   return out;

@@ -8,9 +8,10 @@
 /* The ABI number: this contract's revision and the Slurm major.minor both sides were built
  * against (slurm_version.h, through spank.h), as REVISION * 1000000 + MAJOR * 100 + MINOR, e.g.
  * 1002411 for revision 1 built with Slurm 24.11. A loader and an implementation from builds for
- * different Slurm releases refuse each other (issue 21): the implementation calls libslurm and
- * spank_* of the release it was compiled against, and Slurm loads the loader only when its own
- * major.minor is the one the loader was built for (plugin_version), so the pair must agree. */
+ * different Slurm releases refuse each other (docs/INSTALL.md, section 5): the implementation
+ * calls libslurm and spank_* of the release it was compiled against, and Slurm loads the loader
+ * only when its own major.minor is the one the loader was built for (plugin_version), so the pair
+ * must agree. */
 #define SRT_IMPL_ABI_REVISION 1
 #define SRT_IMPL_ABI                                                             \
   (SRT_IMPL_ABI_REVISION * 1000000 + SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) * 100 + \
@@ -31,8 +32,7 @@ struct srt_loader_state {
 typedef int (*srt_impl_callback_fn)(const char *callback, spank_t sp,
                                     const struct srt_loader_state *state);
 
-/* The job-control variable that carries the recipe snapshot; the job sees it as SLURM_SPANK_<name>. */
-#define SRT_SNAPSHOT_NAME "SRT_SNAPSHOT"
-#define SRT_SNAPSHOT_JOB_ENV "SLURM_SPANK_SRT_SNAPSHOT"
+/* The job-control variable that carries the recipe snapshot (SRT_SNAPSHOT_NAME, SRT_SNAPSHOT_JOB_ENV). */
+#include "srt/snapshot_env.h"
 
 #endif

@@ -1,6 +1,6 @@
 // The Document's key-path helpers: where a key path came from (the file's line, a --set option, a
 // schema-2 spelling). No YAML here: the node side builds Documents from the snapshot's JSON and
-// must not pull yaml-cpp into slurmstepd (issue 25).
+// must not pull yaml-cpp into slurmstepd (docs/design.md "The snapshot").
 #include "srt/document.hpp"
 
 namespace srt {

@@ -28,14 +28,29 @@ std::size_t end_of_labels(std::string_view line, std::size_t open) {
   return std::string_view::npos;
 }
 
-std::optional<double> sample_value(std::string_view line, std::string_view metric) {
+// Whether the label set `labels` ("{a="1",b="2"}") holds the pair `label` (`b="2"`) whole.
+bool holds_label(std::string_view labels, std::string_view label) {
+  for (std::size_t at = labels.find(label); at != std::string_view::npos; at = labels.find(label, at + 1)) {
+    const std::size_t after = at + label.size();
+    if ((labels[at - 1] == '{' || labels[at - 1] == ',') && after < labels.size() &&
+        (labels[after] == ',' || labels[after] == '}'))
+      return true;
+  }
+  return false;
+}
+
+std::optional<double> sample_value(std::string_view line, std::string_view metric, std::string_view label) {
   if (line.size() <= metric.size() || line.compare(0, metric.size(), metric) != 0) return std::nullopt;
   std::size_t at = metric.size();
   if (line[at] == '{') {
+    const std::size_t open = at;
     at = end_of_labels(line, at);
     if (at == std::string_view::npos) return std::nullopt;
+    if (!label.empty() && !holds_label(line.substr(open, at - open), label)) return std::nullopt;
   } else if (line[at] != ' ' && line[at] != '\t') {
     return std::nullopt;  // a longer name that starts with this one
+  } else if (!label.empty()) {
+    return std::nullopt;  // no labels at all
   }
   while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
   const std::size_t end = line.find_first_of(" \t", at);
@@ -49,7 +64,7 @@ std::optional<double> sample_value(std::string_view line, std::string_view metri
 
 }  // namespace
 
-std::optional<double> prometheus_sum(std::string_view text, std::string_view metric) {
+std::optional<double> prometheus_sum(std::string_view text, std::string_view metric, std::string_view label) {
   std::optional<double> sum;
   if (metric.empty()) return sum;
   std::size_t from = 0;
@@ -60,7 +75,7 @@ std::optional<double> prometheus_sum(std::string_view text, std::string_view met
     from = end + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line.front() == '#') continue;
-    if (const auto v = sample_value(line, metric)) sum = sum.value_or(0) + *v;
+    if (const auto v = sample_value(line, metric, label)) sum = sum.value_or(0) + *v;
   }
   return sum;
 }

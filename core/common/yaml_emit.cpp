@@ -7,7 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "srt/migrate.hpp"
+#include "srt/document.hpp"
 #include "yaml_detail.hpp"
 
 namespace srt {

@@ -36,7 +36,8 @@ const std::regex& int_re() {
 
 // Decimal digits with an optional sign and no leading zero: int_re's third branch, and never a
 // float (every float pattern has a '.'). Most numbers of a recipe are these, and they resolve
-// without running, or even compiling, a std::regex (issue 25: the regexes were 4 % of a load).
+// without running, or even compiling, a std::regex (the regexes were 4 % of a load:
+// docs/performance.md).
 bool is_plain_decimal(const std::string& s) {
   std::size_t i = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
   if (i >= s.size()) return false;
@@ -48,7 +49,7 @@ bool is_plain_decimal(const std::string& s) {
 
 // Digits, a dot, digits (0.85): float_re's first branch without underscores or an exponent, the
 // floats recipes have. Resolved without the regex too, so that a recipe's floats never compile
-// float_re, several million instructions on a process's first load (issue 20).
+// float_re, several million instructions on a process's first load (docs/performance.md).
 bool is_plain_fraction(const std::string& s) {
   std::size_t i = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
   const std::size_t whole = i;

@@ -95,6 +95,12 @@ std::vector<PlugstackEntry> find_plugin(const PlugstackWalk& walk, const std::st
   return found;
 }
 
+bool is_srt_plugin_argument(const std::string& arg) {
+  for (const char* key : {"profile=", "cache_dir=", "topology=", "impl="})
+    if (arg.rfind(key, 0) == 0) return true;
+  return arg == "timing";
+}
+
 std::optional<std::string> plugin_argument(const PlugstackEntry& entry, const std::string& key) {
   const std::string prefix = key + "=";
   for (const std::string& a : entry.args)

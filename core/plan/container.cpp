@@ -68,12 +68,18 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
   c.image = image_of(r, p, proc.role);
   std::vector<Mount>& m = c.mounts;
   add(m, {job_directory(p, job_id) + "/logs", "/logs", false});
-  add(m, {p.results_root, "/results", false});
+  // Its own directory only (where the recipes write, /results/$SLURM_JOB_ID): the whole root
+  // would let a root container make the next job's directory (docs/security.md H1).
+  const std::string own = std::to_string(job_id);
+  add(m, {p.results_root + "/" + own, "/results/" + own, false});
   // The Plan passes a local model by its host path (model_argument), so it appears there.
   const std::string model = model_argument(r, p);
   if (!model.empty() && model.front() == '/') add(m, {model, model, true});
   for (const auto& [host, inside] : p.gpu_devices) add(m, {host, inside, false, true});
-  for (const auto& [host, inside] : p.default_mounts) add(m, {host, inside, false});
+  // srtctl's profiles mount the whole results root at /results; the job's own directory above
+  // takes its place.
+  for (const auto& [host, inside] : p.default_mounts)
+    if (!(host == p.results_root && inside == "/results")) add(m, {host, inside, false});
   for (const auto& spec : r.extra_mount) add(m, parse_mount(spec));
   for (const auto& [host, inside] : r.container_mounts) add(m, {host, inside, false});
   if (proc.is_worker() && r.backend.mooncake_over_rdma()) {

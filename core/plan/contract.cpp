@@ -1,11 +1,49 @@
 #include "srt/contract.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include "processes.hpp"
 #include "srt/error.hpp"
+#include "srt/join.hpp"
 
 namespace srt {
+
+namespace plan_detail {
+
+EnvList job_environment(const Plan& plan, const Recipe& recipe, const std::string& recipe_path, const PlanNode& head,
+                        const PlanNode& frontend, int frontend_port) {
+  EnvList env;
+  env.emplace_back("SRT_RECIPE", recipe_path);
+  env.emplace_back("SRT_HEAD_NODE", head.name);
+  env.emplace_back("SRT_FRONTEND_HOST", frontend.address);
+  env.emplace_back("SRT_FRONTEND_PORT", std::to_string(frontend_port));
+  // What srtctl exports is the recipe's word: schema 2's direct `sglang` is read as sglang-direct.
+  env.emplace_back("SRTCTL_FRONTEND_TYPE", recipe.frontend.type == "sglang-direct" ? "sglang" : recipe.frontend.type);
+  for (Role role : {Role::prefill, Role::decode, Role::agg}) {
+    std::string ips, endpoints_list;
+    for (const auto& w : plan.processes) {
+      // A worker spanning nodes is reached at its leader; the followers serve no requests.
+      if (w.role != role || plan.find(w.name) != &w) continue;
+      const std::string& addr = plan.nodes[std::size_t(w.node_index)].address;
+      ips += (ips.empty() ? "" : ",") + addr;
+      endpoints_list += (endpoints_list.empty() ? "" : ",") + addr + ":" + std::to_string(w.ports.http.front());
+    }
+    std::string upper = to_string(role);
+    for (auto& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+    env.emplace_back("SRT_" + upper + "_IPS", ips);
+    env.emplace_back("SRT_" + upper + "_ENDPOINTS", endpoints_list);
+  }
+  if (plan.kv_events_mode != KvMode::off) {
+    std::string eps;
+    for (const auto& e : plan.kv_event_endpoints) eps += (eps.empty() ? "" : ",") + e;
+    env.emplace_back("SRT_KV_EVENT_ENDPOINTS", eps);
+  }
+  return env;
+}
+
+}  // namespace plan_detail
 
 void check_step_name(const std::string& step) {
   const auto colon = step.find(':');
@@ -33,7 +71,9 @@ StepEnvironment step_environment(const Plan& plan, int node_index, const std::st
   if (step.empty()) return out;
 
   check_step_name(step);
-  const Process* w = plan.find(step);
+  // A worker spanning nodes has a process of the same name on each: this node's is the step's.
+  const Process* w = plan.find(step, node_index);
+  if (!w) w = plan.find(step);
   if (!w) fail("--srt-step=" + step + ": the recipe has no such worker", "srt-helper plan RECIPE lists the workers");
   if (w->node_index != node_index)
     fail("--srt-step=" + step + " runs on " + w->node + " (node " + std::to_string(w->node_index) +
@@ -44,6 +84,36 @@ StepEnvironment step_environment(const Plan& plan, int node_index, const std::st
   out.worker = w;
   return out;
 }
+
+namespace {
+
+// "0,1,...,n-1" (or nothing): a visibility list under which position g is GPU g.
+bool counts_from_zero(const std::string& list) {
+  int expect = 0;
+  std::size_t start = 0;
+  while (start < list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    if (list.substr(start, comma - start) != std::to_string(expect++)) return false;
+    start = comma + 1;
+  }
+  return true;
+}
+
+// A worker that names its GPUs by physical index (gpus_in_argv) keeps the step's visibility as
+// Slurm set it. That is right only where the indices still mean the same GPUs: no GPU GRES, or
+// one that leaves every GPU of the node visible in PCI order.
+void check_argv_gpus(const Process& w, const NodeGrant& grant, const Profile& profile) {
+  if (counts_from_zero(grant.visible_devices) && counts_from_zero(grant.node_gpus)) return;
+  const std::string var = profile.visible_devices_env.empty() ? "the GPU visibility variable" : profile.visible_devices_env;
+  fail(w.name + " names its GPUs by physical index (--device-ids " + join(w.gpus) + "), but Slurm gave this step " +
+           var + "='" + grant.visible_devices + "'" +
+           (grant.node_gpus.empty() ? "" : " (node GPUs '" + grant.node_gpus + "')") +
+           ", under which vLLM would read them as positions",
+       "run the job on whole nodes (every GPU of the node granted), or set backend.set_visible_devices: true "
+       "so that the worker is masked by the variable instead");
+}
+
+}  // namespace
 
 void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& grant, const Profile& profile) {
   if (!env.worker || topo.gpus.empty()) return;
@@ -56,9 +126,13 @@ void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& 
   const WorkerBinding b = bind_worker(topo, w.gpus, grant.cpus);
   apply_binding(w, b, grant.host_ip, profile, env.job_id);
   for (const auto& [k, v] : w.env) plan_detail::set_env(env.set, k, v);
+  env.cpus = b.cpus;
+  if (w.gpus_in_argv) {
+    check_argv_gpus(w, grant, profile);
+    return;
+  }
   const GpuVisibility vis = gpu_visibility_env(grant.visible_devices, w.gpus, profile.visible_devices_env, grant.node_gpus);
   for (const auto& [k, v] : vis.variables()) plan_detail::set_env(env.set, k, v);
-  env.cpus = b.cpus;
 }
 
 }  // namespace srt

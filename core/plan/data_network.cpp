@@ -97,7 +97,16 @@ DataAddresses find_data_addresses(const std::vector<std::string>& nodes, const P
     }
     const std::string name = data_network_name(profile, node);
     const std::string named = name == node ? "its name" : "its data-network name '" + name + "'";
-    const std::vector<std::string> found = resolve(name);
+    const std::optional<std::vector<std::string>> answer = resolve(name);
+    if (!answer) {
+      out.problems.push_back(node_problem(
+          node, named + " got no answer from the name service before the deadline (" +
+                    std::to_string(kNameResolveSeconds) + " s for all of the job's names together)",
+          "make the name service answer on every node (/etc/resolv.conf, nscd or systemd-resolved, /etc/hosts), "
+          "or list the node under node_addresses in the cluster profile, which needs no lookup"));
+      continue;
+    }
+    const std::vector<std::string>& found = *answer;
     if (found.empty()) {
       out.problems.push_back(node_problem(node, named + " does not resolve to an IPv4 address", kFixHint));
       continue;

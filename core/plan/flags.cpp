@@ -46,6 +46,20 @@ std::vector<std::string> engine_flags(const Json& config) {
   return out;
 }
 
+std::vector<std::string> role_flags(const Json& config, const std::function<bool(const std::string&)>& dropped) {
+  std::vector<std::string> keys;
+  for (auto it = config.begin(); it != config.end(); ++it)
+    if (!dropped(it.key())) keys.push_back(it.key());
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::string> out;
+  for (const auto& k : keys) {
+    std::string flag = k;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    append_value(out, "--" + flag, config.at(k), false);
+  }
+  return out;
+}
+
 std::vector<std::string> frontend_flags(const Json& args) {
   std::vector<std::string> out;
   for (auto it = args.begin(); it != args.end(); ++it) {
@@ -70,6 +84,16 @@ const Json* find_flag(const Json& config, const std::vector<std::string>& names)
       if (k == n) return &it.value();
   }
   return nullptr;
+}
+
+int int_flag(const Json& config, const std::vector<std::string>& names, int fallback) {
+  const Json* v = find_flag(config, names);
+  if (!v) return fallback;
+  if (v->is_number_integer()) return v->get<int>();
+  if (v->is_string()) {
+    try { return std::stoi(v->get<std::string>()); } catch (const std::exception&) {}
+  }
+  return fallback;
 }
 
 bool flag_enabled(const Json& config, const std::vector<std::string>& names) {

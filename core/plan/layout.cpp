@@ -3,6 +3,7 @@
 #include <string>
 
 #include "srt/error.hpp"
+#include "srt/mount_policy.hpp"
 #include "srt/plan.hpp"
 
 namespace srt::plan_detail {
@@ -116,18 +117,20 @@ std::vector<Endpoint> place_endpoints(const Recipe& r, const Profile& p, const N
       offset = 0;
     }
     for (int i = 0; i < c.workers; ++i) {
-      Endpoint e{m, i, 0, {}};
+      Endpoint e{m, i, 0, {}, {}};
       if (c.gpus >= gpn) {
         if (offset > 0) { ++node; offset = 0; }
         const int span = (c.gpus + gpn - 1) / gpn;
         if (node + span > avail) not_enough_nodes(node + span, avail);
         e.node = roles.workers[node];
+        for (int k = 0; k < span; ++k) e.nodes.push_back(roles.workers[node + k]);
         for (int g = 0; g < gpn; ++g) e.gpus.push_back(g);
         node += span;
       } else {
         if (offset + c.gpus > gpn) { ++node; offset = 0; }
         if (node >= avail) not_enough_nodes(node + 1, avail);
         e.node = roles.workers[node];
+        e.nodes = {e.node};
         for (int g = 0; g < c.gpus; ++g) e.gpus.push_back(offset + g);
         offset += c.gpus;
         if (r.resources.spread_workers || offset == gpn) { ++node; offset = 0; }
@@ -151,6 +154,11 @@ const char* to_string(WorkerMode m) {
   return "?";
 }
 
-int node_demand(const Recipe& recipe, const Profile&) { return plan_detail::node_demand_impl(recipe); }
+// Every command that sizes or plans a recipe (validate, nodes, submit, plan, launch) checks its
+// mounts against the profile first (srt/mount_policy.hpp).
+int node_demand(const Recipe& recipe, const Profile& profile) {
+  check_recipe_mounts(recipe, profile);
+  return plan_detail::node_demand_impl(recipe);
+}
 
 }  // namespace srt

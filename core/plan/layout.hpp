@@ -1,5 +1,5 @@
 // Internal to core/plan: where each endpoint runs, as srtctl decides it
-// (reference/srt-slurm.md 2.2 node roles, 2.3 endpoint allocation).
+// (NVIDIA/srt-slurm c88ef731 src/srtctl/core/topology.py: Nodes.from_slurm, allocate_endpoints).
 #pragma once
 #include <string>
 #include <vector>
@@ -12,7 +12,8 @@ namespace srt::plan_detail {
 struct Endpoint {
   WorkerMode mode;
   int index = 0;             // prefill_0, prefill_1, ... per mode
-  int node = 0;              // index into the job's node list
+  int node = 0;              // index into the job's node list: the leader's
+  std::vector<int> nodes;    // every node it spans (a worker wider than a node), leader first
   std::vector<int> gpus;     // node-local GPU indices
 };
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "adapters.hpp"
 #include "layout.hpp"
 #include "ports.hpp"
 #include "processes.hpp"
@@ -93,11 +94,19 @@ KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, c
 
 }  // namespace plan_detail
 
+const Process* Plan::find(const std::string& name, int node_index) const {
+  for (const auto& p : processes)
+    if (p.name == name && p.node_index == node_index) return &p;
+  return nullptr;
+}
+
 Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& in) {
   if (in.nodes.empty()) fail("the job has no nodes", "pass --nodelist or run inside a Slurm job");
-  if (recipe.backend.type != "atom")
-    fail("backend.type '" + recipe.backend.type + "' can be validated but not planned yet",
-         "srt-spank plans ATOM recipes; use srtctl for this one");
+  const EngineAdapter& engine = engine_adapter(recipe.backend.type);
+  const FrontendAdapter& frontend = frontend_adapter(recipe.frontend.type);
+  if (!frontend.fronts(engine))
+    fail("frontend.type '" + recipe.frontend.type + "' cannot front backend.type '" + recipe.backend.type + "'",
+         "pick the router of that engine");
   Plan plan;
   plan.job_id = in.job_id;
   plan.demand_nodes = node_demand(recipe, profile);
@@ -122,29 +131,42 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
 
   std::vector<NodePorts> ports;
   for (int i = 0; i < n; ++i) ports.emplace_back(profile, in.job_id, plan.nodes[std::size_t(i)].name);
-  const bool has_router = recipe.frontend.type == "atomesh";
+  const bool has_router = frontend.runs_process();
+  const bool worker_is_frontend = frontend.worker_binds_public_port();
   // Exclusive nodes: the profile's fixed port, as srt-slurm's. Shared nodes: the first port of
   // the job's own slice on the head node, or two jobs sharing it would both want the profile's
-  // (issue 23, finding 5); SRT_FRONTEND_PORT tells the benchmark which.
+  // (docs/design.md "Ports"); SRT_FRONTEND_PORT tells the benchmark which. Direct: the aggregated
+  // worker binds it on its own node.
   int frontend_port = profile.frontend_port;
-  if (has_router) {
+  const int frontend_node = worker_is_frontend && !endpoints.empty() ? endpoints.front().node : roles.head;
+  if (has_router || worker_is_frontend) {
     if (profile.node_sharing == NodeSharing::shared)
-      frontend_port = ports[std::size_t(roles.head)].one("the public frontend port");
+      frontend_port = ports[std::size_t(frontend_node)].one("the public frontend port");
     else
-      ports[std::size_t(roles.head)].claim(profile.frontend_port, "the public frontend port");
+      ports[std::size_t(frontend_node)].claim(profile.frontend_port, "the public frontend port");
   }
 
   const WorkerContext ctx(recipe, profile, in.job_id, kv);
   std::vector<Process> relays;
   for (const auto& e : endpoints) {
-    PlanNode& node = plan.nodes[std::size_t(e.node)];
-    if (kv == KvMode::relay) relays.push_back(make_kv_relay(e, node, ports[std::size_t(e.node)]));
-    plan.processes.push_back(
-        make_atom_worker(ctx, e, node, ports[std::size_t(e.node)], kv == KvMode::relay ? &relays.back() : nullptr));
-    node.roles.push_back(plan.processes.back().name);
+    EndpointSite site{e, {}, {}, worker_is_frontend ? frontend_port : 0, nullptr};
+    for (int node : e.nodes) {
+      site.nodes.push_back(&plan.nodes[std::size_t(node)]);
+      site.ports.push_back(&ports[std::size_t(node)]);
+    }
+    if (kv == KvMode::relay) {
+      relays.push_back(make_kv_relay(e, *site.nodes.front(), *site.ports.front()));
+      site.relay = &relays.back();
+    }
+    for (Process& w : engine.workers(ctx, site)) {
+      plan.nodes[std::size_t(w.node_index)].roles.push_back(w.name);
+      plan.processes.push_back(std::move(w));
+    }
   }
+  // The frontend fronts each worker's leader; a follower node serves no requests.
   std::vector<const Process*> workers;
-  for (const auto& p : plan.processes) workers.push_back(&p);
+  for (const auto& p : plan.processes)
+    if (plan.find(p.name) == &p) workers.push_back(&p);
 
   for (const auto& w : plan.processes) {
     const std::string& addr = plan.nodes[std::size_t(w.node_index)].address;
@@ -155,35 +177,14 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
     plan.kv_event_endpoints.push_back("tcp://" + plan.nodes[std::size_t(rl.node_index)].address + ":" +
                                       std::to_string(rl.ports.kv_events.front()));
 
-  // The contract every task sees (DESIGN "The environment contract").
-  const PlanNode& head = plan.nodes[std::size_t(roles.head)];
-  EnvList& env = plan.job_env;
-  env.emplace_back("SRT_RECIPE", in.recipe_path);
-  env.emplace_back("SRT_HEAD_NODE", head.name);
-  env.emplace_back("SRT_FRONTEND_HOST", head.address);
-  env.emplace_back("SRT_FRONTEND_PORT", std::to_string(frontend_port));
-  env.emplace_back("SRTCTL_FRONTEND_TYPE", recipe.frontend.type);
-  for (Role role : {Role::prefill, Role::decode, Role::agg}) {
-    std::string ips, endpoints_list;
-    for (const auto& w : plan.processes) {
-      if (w.role != role) continue;
-      const std::string& addr = plan.nodes[std::size_t(w.node_index)].address;
-      ips += (ips.empty() ? "" : ",") + addr;
-      endpoints_list += (endpoints_list.empty() ? "" : ",") + addr + ":" + std::to_string(w.ports.http.front());
-    }
-    std::string upper = to_string(role);
-    for (auto& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
-    env.emplace_back("SRT_" + upper + "_IPS", ips);
-    env.emplace_back("SRT_" + upper + "_ENDPOINTS", endpoints_list);
-  }
-  if (kv != KvMode::off) {
-    std::string eps;
-    for (const auto& e : plan.kv_event_endpoints) eps += (eps.empty() ? "" : ",") + e;
-    env.emplace_back("SRT_KV_EVENT_ENDPOINTS", eps);
-  }
+  plan.job_env = job_environment(plan, recipe, in.recipe_path, plan.nodes[std::size_t(roles.head)],
+                                 plan.nodes[std::size_t(frontend_node)], frontend_port);
 
   if (has_router) {
-    Process router = make_router(recipe, profile, head, frontend_port, ports[std::size_t(roles.head)], workers, plan.nodes);
+    const std::string bind_host = ctx.bind_host;
+    const FrontendSite site{recipe, profile, plan.nodes[std::size_t(roles.head)], frontend_port,
+                            ports[std::size_t(roles.head)], workers, plan.nodes, bind_host};
+    Process router = frontend.process(site);
     plan.nodes[std::size_t(roles.head)].roles.push_back("frontend");
     plan.processes.push_back(std::move(router));
   }

@@ -49,6 +49,7 @@ Json plan_to_json(const Plan& plan) {
     o["log_file"] = p.log_file;
     o["critical"] = p.critical;
     o["container"] = container_object(p.container);
+    if (adapter_shown(p)) o["adapter"] = p.adapter;
     j["processes"].push_back(std::move(o));
   }
   j["kv_events_mode"] = to_string(plan.kv_events_mode);

@@ -1,5 +1,6 @@
 #include "ports.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "srt/error.hpp"
@@ -16,6 +17,8 @@ bool is_engine_default_port(int port) {
     case 30000:  // AToMesh --port
     case 29000:  // AToMesh --prometheus-port
     case 12001:  // Mooncake MC_HANDSHAKE_PORT
+    case 8998:   // SGLang --disaggregation-bootstrap-port
+    case 8300:   // srtctl's SGLang --dist-init-addr port
       return true;
     default:
       // Mooncake's transfer engine picks random RPC ports in [15000, 17000] (MC_MIN/MAX_RPC_PORT).
@@ -58,6 +61,27 @@ std::vector<int> NodePorts::block(int count, const std::string& what) {
   }
   fail("node " + node_ + ": the port range " + std::to_string(begin_) + "-" + std::to_string(end_) +
            " has no room for " + std::to_string(count) + " port(s) for " + what + " (" +
+           std::to_string(taken_ports_) + " already assigned on this node)",
+       "widen port_range_begin/port_range_end in the cluster profile, or put fewer workers per node");
+}
+
+int NodePorts::pattern(const std::vector<std::pair<int, int>>& blocks, const std::string& what) {
+  int span = 0;
+  for (const auto& [offset, count] : blocks) span = std::max(span, offset + count);
+  for (int start = next_; start + span - 1 <= end_; ++start) {
+    bool ok = true;
+    for (const auto& [offset, count] : blocks)
+      for (int p = start + offset; p < start + offset + count && ok; ++p) ok = usable(p);
+    if (!ok) continue;
+    for (const auto& [offset, count] : blocks) {
+      taken_.push_back({start + offset, count, what + (offset == 0 ? "" : " (+" + std::to_string(offset) + ")")});
+      taken_ports_ += count;
+    }
+    next_ = start + blocks.front().second;  // the gaps between the blocks stay free for others
+    return start;
+  }
+  fail("node " + node_ + ": the port range " + std::to_string(begin_) + "-" + std::to_string(end_) +
+           " has no room for " + what + " (" + std::to_string(span) + " ports wide, " +
            std::to_string(taken_ports_) + " already assigned on this node)",
        "widen port_range_begin/port_range_end in the cluster profile, or put fewer workers per node");
 }

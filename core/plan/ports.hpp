@@ -16,6 +16,10 @@ class NodePorts {
   // `count` consecutive ports, none forbidden. Throws with the node and the range when full.
   std::vector<int> block(int count, const std::string& what);
   int one(const std::string& what) { return block(1, what).front(); }
+  // A base port P whose fixed offsets are free too: {offset, count} blocks at P+offset, the
+  // first being {0, 1} (P itself). For programs that derive hidden ports from one they are given
+  // (SGLang's DP attention: P+13, P+233..P+239). Returns P; every block is taken.
+  int pattern(const std::vector<std::pair<int, int>>& blocks, const std::string& what);
   // A fixed port (the public frontend port): must not be taken already.
   void claim(int port, const std::string& what);
 

@@ -10,7 +10,7 @@
 
 namespace srt::plan_detail {
 
-// How many processes/ranks an ATOM server starts (DESIGN "How ATOM really runs"): with
+// How many processes/ranks an ATOM server starts (docs/design.md "How ATOM runs"): with
 // --enable-dp-attention -tp T it runs T EngineCores (TP=1, DP=T); without, dp*pp EngineCores of
 // tp ranks each. Mooncake's handshake block is pp*dp*tp wide (port_offset.py).
 struct WorkerShape {
@@ -43,20 +43,23 @@ struct WorkerContext {
   const Profile& profile;
   std::uint64_t job_id;
   KvMode kv_mode;
+  // The address every worker binds its public sockets to (HTTP, bootstrap). srtctl binds 0.0.0.0.
+  std::string bind_host = "0.0.0.0";
   ModeParts parts[3];  // indexed by WorkerMode
   const ModeParts& of(WorkerMode m) const { return parts[int(m)]; }
 };
 
-// The worker process; in relay mode (`relay`, made first) its ranks publish to that relay's ingress.
-Process make_atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports,
-                         const Process* relay = nullptr);
 // Relay mode: the worker's kv-relay (role kv-relay), made just before the worker, whose ranks
 // connect to its ingress: both of its ports come first from the node's allocator.
 Process make_kv_relay(const Endpoint& e, const PlanNode& node, NodePorts& ports);
+// Where a worker's ranks publish in relay mode and its kv-relay listens: one per worker and job.
+std::string kv_relay_ingress(const Process& relay);
 
-// frontend_port: the public port the Plan chose (the profile's, or the job's own when shared).
-Process make_router(const Recipe& r, const Profile& p, const PlanNode& head, int frontend_port, NodePorts& ports,
-                    const std::vector<const Process*>& workers, const std::vector<PlanNode>& nodes);
+// The contract every task of the job sees (README "Environment contract"): where the frontend is,
+// every worker's leader by role, the KV-event endpoints. `frontend` is the node serving the public
+// port (the router's, or the direct worker's). Reads the workers already in `plan`.
+EnvList job_environment(const Plan& plan, const Recipe& recipe, const std::string& recipe_path, const PlanNode& head,
+                        const PlanNode& frontend, int frontend_port);
 
 Process make_benchmark(const Recipe& r, const PlanNode& bench, const EnvList& job_env);
 // A custom benchmark command that reads kBenchmarkPointsVariable over a planned grid: the

@@ -50,15 +50,16 @@ bool framework_matches(const std::string& expected, const std::string& found_ver
   return false;
 }
 
-std::string IdentityMismatch::line() const {
-  return field + ": expected " + expected + ", found " + found + (where.empty() ? "" : " (" + where + ")");
-}
+std::string IdentityMismatch::line() const { return cause() + (where.empty() ? "" : " (" + where + ")"); }
+
+std::string IdentityMismatch::cause() const { return field + ": expected " + expected + ", found " + found; }
 
 std::vector<IdentityMismatch> compare_identity(const Identity& id, const std::vector<Fingerprint>& prints) {
   std::vector<IdentityMismatch> out;
   auto check = [&](const std::string& field, const std::string& expected, const std::string& version,
                    const std::string& commit, const Fingerprint& f) {
-    if (!framework_matches(expected, version, commit)) out.push_back({field, expected, shown(version, commit), where(f)});
+    if (!framework_matches(expected, version, commit))
+      out.push_back({field, expected, shown(version, commit), where(f), f.role, f.node});
   };
   for (const auto& f : prints) {
     const bool engine = names_worker(f.role);

@@ -112,6 +112,8 @@ void extract(Recipe& r) {
   b.connector = text(at(root, {"backend", "connector"}), b.type == "atom" ? "mooncake" : "");
   b.mooncake_protocol = text(at(root, {"backend", "mooncake_protocol"}));
   b.enable_kv_events = boolean(at(root, {"backend", "enable_kv_events"}), false);
+  b.set_visible_devices = boolean(at(root, {"backend", "set_visible_devices"}), false);
+  b.vllm_serve_binary = text(at(root, {"backend", "vllm_serve_binary"}));
   const std::string config_key = b.type + "_config";
   b.prefill_config = object_or_empty(at(root, {"backend", config_key.c_str(), "prefill"}));
   b.decode_config = object_or_empty(at(root, {"backend", config_key.c_str(), "decode"}));
@@ -140,6 +142,7 @@ void extract(Recipe& r) {
   bm.container_image = text(at(root, {"benchmark", "container_image"}));
   bm.colocate_with_frontend = boolean(at(root, {"benchmark", "colocate_with_frontend"}), true);
   bm.client_dedicated_node = boolean(at(root, {"benchmark", "client_dedicated_node"}), false);
+  bm.stream_output = boolean(at(root, {"benchmark", "stream_output"}), false);
 
   if (at(root, {"health_check"})) {
     HealthCheck h;  // srtctl's dataclass defaults fill what the recipe leaves out

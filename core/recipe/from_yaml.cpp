@@ -1,6 +1,7 @@
 // The recipe and the profile from YAML text: the submit side, srt-helper and the tests. Apart from
 // the rest of the loaders so that what a node links (the models from the snapshot's JSON
-// Documents, issue 25) never references parse_yaml, and slurmstepd never maps yaml-cpp.
+// Documents, docs/design.md "The snapshot") never references parse_yaml, and slurmstepd never maps
+// yaml-cpp.
 #include "srt/digest.hpp"
 #include "srt/profile.hpp"
 #include "srt/recipe.hpp"

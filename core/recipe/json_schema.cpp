@@ -94,7 +94,10 @@ Json recipe_json_schema(int layout) {
   Json s = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
             {"$id", layout == 2 ? "https://srt-spank/schema/recipe-v2.json" : "https://srt-spank/schema/recipe-v1.json"},
             {"title", layout == 2 ? "srt-slurm 2.x recipe (schema: 2), as srt-spank reads it"
-                                  : "srt-slurm recipe (v1 layout), as srt-spank reads it"}};
+                                  : "srt-slurm recipe (v1 layout), as srt-spank reads it"},
+            // Which srtctl's keys these are: tests/unit/recipe/srtctl_schema_test.py compares them.
+            {"x-srt-follows", "srtctl v2.18 (NVIDIA/srt-slurm docs/schema/recipe.schema.json); the v1 layout's keys "
+                              "as srtctl v2.2.1 still read them"}};
   const Json body = object_schema(root.fields, root.doc);
   for (auto it = body.begin(); it != body.end(); ++it) s[it.key()] = it.value();
   return s;

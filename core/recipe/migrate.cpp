@@ -1,7 +1,8 @@
-// v1 -> schema 2, key by key as `srtctl migrate` rewrites a recipe (reference/srt-slurm-v2.md 4:
-// NVIDIA/srt-slurm src/srtctl/core/migrate.py and docs/legacy-v1.md @ 17c4ece9), written as the
-// exact inverse of schema2_normalize.cpp: each schema-2 key below is the one that reader turns back
-// into the v1 key it came from, so the migrated recipe makes the same Plan (test_migrate.cpp).
+// v1 -> schema 2, key by key as `srtctl migrate` rewrites a recipe
+// (NVIDIA/srt-slurm src/srtctl/core/migrate.py @ 4733c5ee and docs/legacy-v1.md @ 17c4ece9),
+// written as the exact inverse of schema2_normalize.cpp: each schema-2 key below is the one that
+// reader turns back into the v1 key it came from, so the migrated recipe makes the same Plan
+// (test_migrate.cpp).
 #include "srt/migrate.hpp"
 
 #include <set>

@@ -52,7 +52,7 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
                                   std::to_string(p.port_range_end) + ")");
   // Mooncake's TCP transport opens an RPC and a data port per rank, chosen at random in
   // [MC_MIN_RPC_PORT, MC_MAX_RPC_PORT] = 15000-17000: a planned port there can be taken first by
-  // any rank on the node (issue 22, item 3). The allocator steps around it; a range that overlaps
+  // any rank on the node (docs/design.md "Ports"). The allocator steps around it; a range that overlaps
   // it is a profile mistake, said once here rather than found as a bind failure.
   constexpr int kMooncakeRpcLow = 15000, kMooncakeRpcHigh = 17000;
   if (p.port_range_begin <= p.port_range_end && p.port_range_begin <= kMooncakeRpcHigh &&
@@ -89,6 +89,10 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
     error("data_network.cidr", why, "write the data network as A.B.C.D/N, e.g. 10.20.0.0/16");
   if (at(root, "engine_command") && p.engine_command.empty()) error("engine_command", "is empty");
   if (at(root, "router_command") && p.router_command.empty()) error("router_command", "is empty");
+  if (at(root, "sglang_command") && p.sglang_command.empty()) error("sglang_command", "is empty");
+  if (at(root, "sglang_router_command") && p.sglang_router_command.empty()) error("sglang_router_command", "is empty");
+  if (at(root, "vllm_command") && p.vllm_command.empty()) error("vllm_command", "is empty");
+  if (at(root, "vllm_router_command") && p.vllm_router_command.empty()) error("vllm_router_command", "is empty");
 }
 
 }  // namespace
@@ -150,6 +154,8 @@ Profile profile_from_document(Document doc) {
   if (at(root, "container_run_args")) p.container_run_args = list(at(root, "container_run_args"));
   if (at(root, "gpu_devices")) p.gpu_devices = pairs(at(root, "gpu_devices"));
   set_text(root, "container_user", p.container_user);
+  set_bool(root, "docker_users_are_root", p.docker_users_are_root);
+  if (at(root, "recipe_mount_prefixes")) p.recipe_mount_prefixes = list(at(root, "recipe_mount_prefixes"));
   if (at(root, "rdma_mounts")) p.rdma_mounts = pairs(at(root, "rdma_mounts"));
   set_int(root, "port_range_begin", p.port_range_begin);
   set_int(root, "port_range_end", p.port_range_end);
@@ -167,6 +173,10 @@ Profile profile_from_document(Document doc) {
   set_text(root, "topology_cache_dir", p.topology_cache_dir);
   if (at(root, "engine_command")) p.engine_command = list(at(root, "engine_command"));
   if (at(root, "router_command")) p.router_command = list(at(root, "router_command"));
+  if (at(root, "sglang_command")) p.sglang_command = list(at(root, "sglang_command"));
+  if (at(root, "sglang_router_command")) p.sglang_router_command = list(at(root, "sglang_router_command"));
+  if (at(root, "vllm_command")) p.vllm_command = list(at(root, "vllm_command"));
+  if (at(root, "vllm_router_command")) p.vllm_router_command = list(at(root, "vllm_router_command"));
   for (const auto& [k, v] : pairs(at(root, "node_addresses"))) p.node_addresses[k] = v;
   if (const Json* d = at(root, "data_network"); d && d->is_object()) {
     set_text(*d, "name_pattern", p.data_network_name_pattern);

@@ -1,4 +1,4 @@
-// The cluster profile's keys: srtslurm.yaml's (reference/srt-slurm.md 1.6, both AMD generations)
+// The cluster profile's keys: srtslurm.yaml's (srt-slurm's srtslurm.yaml.example and ClusterConfig)
 // and srt-spank's own. Unknown keys are errors: srtctl only warned, and a typo then silently
 // rendered --partition=default (reference 4.3, NVIDIA #429).
 #include "schema.hpp"
@@ -56,6 +56,12 @@ Field build() {
               "podman/docker: image (the image's user; root in most) or job (the job's uid and gid, "
               "as pyxis)")
               .one_of({"image", "job"}),
+          boolean("docker_users_are_root",
+                  "docker: the job users may be root on every node (a rootful docker daemon makes them so); "
+                  "without it a rootful docker is refused"),
+          make("recipe_mount_prefixes", Kind::string_list,
+               "host path prefixes a recipe's container_mounts and extra_mount may come from (default: any "
+               "path outside the system directories)"),
           dict("rdma_mounts", "RDMA: host -> container mounts for /dev/infiniband and the verbs providers"),
           integer("port_range_begin", "first port of the per-node allocator").range(1, 65535),
           integer("port_range_end", "last port of the per-node allocator").range(1, 65535),
@@ -77,7 +83,11 @@ Field build() {
               .range(-1, 1 << 24),
           str("topology_cache_dir", "per-node hwloc cache"),
           make("engine_command", Kind::string_list, "engine argv prefix (stand-ins in the lab)"),
-          make("router_command", Kind::string_list, "router argv prefix"), dict("node_addresses", "node name -> address"),
+          make("router_command", Kind::string_list, "router argv prefix"),
+          make("sglang_command", Kind::string_list, "SGLang worker argv prefix (stand-ins in the lab)"),
+          make("sglang_router_command", Kind::string_list, "sglang-router argv prefix"),
+          make("vllm_command", Kind::string_list, "vLLM worker argv prefix (vllm serve)"),
+          make("vllm_router_command", Kind::string_list, "vllm-router argv prefix"), dict("node_addresses", "node name -> address"),
           object("data_network",
                  field_list(str("name_pattern",
                                 "the name each node is reached by on the data network; {node} is the node's name "

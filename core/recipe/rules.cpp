@@ -1,5 +1,6 @@
-// Cross-field rules: srtctl's (reference/srt-slurm.md 4.2, paraphrased wording kept recognisable)
-// plus the few srt-spank adds because the process would otherwise fail after loading the model.
+// Cross-field rules: srtctl's (src/srtctl/core/schema.py validators, NVIDIA/srt-slurm c88ef731;
+// wording kept recognisable) plus the few srt-spank adds because the process would otherwise fail
+// after loading the model.
 #include <algorithm>
 #include <string>
 

@@ -47,6 +47,9 @@ struct Field {
   std::string default_text;                    // for the docs and the JSON Schema only
   bool null_values = false;                    // dict: `key:` with no value is meaningful (--flag)
   bool type_shorthand = false;                 // variant: a bare string is its `type` (schema 2's engine: sglang)
+  // A block of feature switches (observability, telemetry): true when what is written turns
+  // every feature off, so a tier-2 key set that way changes nothing and is not recorded.
+  bool (*switched_off)(const Json&) = nullptr;
 
   // The tables are written as chains on temporaries (str(...).one_of(...).def(...)): each step
   // moves the Field on rather than copying it with its doc, choices and sub-fields, which the
@@ -67,6 +70,7 @@ struct Field {
   Field def(std::string d) && { default_text = std::move(d); return std::move(*this); }
   Field nullable_values() && { null_values = true; return std::move(*this); }
   Field shorthand() && { type_shorthand = true; return std::move(*this); }
+  Field off_when(bool (*off)(const Json&)) && { switched_off = off; return std::move(*this); }
 };
 
 Field make(std::string key, Kind kind, std::string doc);
@@ -120,6 +124,11 @@ std::size_t edit_distance(const std::string& a, const std::string& b);
 // Value coercions shared with the typed extraction (the same rules check() enforces).
 std::optional<long long> as_integer(const Json& v);
 std::optional<bool> as_boolean(const Json& v);
+// srtctl's observability and telemetry blocks, read as its recipe schema defines their switches
+// (docs/schema/recipe.schema.json in NVIDIA/srt-slurm v2.18: ObservabilityConfig,
+// TachometerConfig, TelemetryConfig): true when the block turns nothing on.
+bool observability_off(const Json& v);
+bool telemetry_off(const Json& v);
 std::string type_name(const Json& v);
 
 }  // namespace srt::schema

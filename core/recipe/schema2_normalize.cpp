@@ -1,6 +1,6 @@
 // srt-slurm 2.x's `schema: 2` layout normalized into the v1 fields, as srtctl 2.0 does before its
 // marshmallow validation (core/config.py resolve_config_with_defaults: expand_roles ->
-// expand_placement -> expand_services; reference/srt-slurm-v2.md 2-4, 8). The result is the
+// expand_placement -> expand_services; SemiAnalysisAI/srt-slurm 32ef19f7). The result is the
 // v1-shaped Document extract() and check_rules() read: one model, two spellings. Every v1 path it
 // writes is aliased to the schema-2 path it came from, so later diagnostics name what the user wrote.
 #include <algorithm>
@@ -63,13 +63,13 @@ std::vector<std::pair<std::string, std::string>> legacy_keys(const Json& root) {
 class Normalizer {
  public:
   // The recipe is owned (moved in) and nothing is copied that can be moved: a schema-2 recipe must
-  // cost no more to load than its v1 spelling (issue 20). The output starts as the input without
-  // the four schema-2 sections (schema, engine, roles, services), which stay in in_ and are
-  // written as v1 keys; every other section is moved to out_ and read there, except backend,
-  // a v1 section a schema-2 recipe rarely has, which in_ keeps a copy of: the checks against it
-  // ("cannot be combined with backend.X") must see what the user wrote, not what engine() and
-  // roles() add to out_'s. engine() and to_backend move the engine's keys and each role's env and
-  // args (the bulk) into place.
+  // cost no more to load than its v1 spelling (docs/performance.md). The output starts as the input
+  // without the four schema-2 sections (schema, engine, roles, services), which stay in in_ and are
+  // written as v1 keys; every other section is moved to out_ and read there, except backend, a v1
+  // section a schema-2 recipe rarely has, which in_ keeps a copy of: the checks against it ("cannot
+  // be combined with backend.X") must see what the user wrote, not what engine() and roles() add to
+  // out_'s. engine() and to_backend move the engine's keys and each role's env and args (the bulk)
+  // into place.
   Normalizer(Document&& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported)
       : in_(std::move(in)), current_(current), issues_(issues), unsupported_(unsupported) {
     out_.file = in_.file;  // marks, warnings and overrides: moved over once the last diagnostic on in_ is made (run())

@@ -1,8 +1,9 @@
-// srt-slurm 2.x's `schema: 2` recipe keys (reference/srt-slurm-v2.md sections 2 and 3). The blocks
-// 2.0 left alone are the v1 table's own Fields, copied from recipe_schema(), so the two layouts
-// cannot disagree on them. srtctl 2.0 keeps accepting the v1 spellings beside the new ones (its
-// normalizers run on every recipe, core/config.py resolve_config_with_defaults), so they stay here;
-// `--current-schema` refuses them later (schema2_normalize.cpp).
+// srt-slurm 2.x's `schema: 2` recipe keys (srtctl 2.0's src/srtctl/core/config.py, core/roles.py,
+// services/config.py). The blocks 2.0 left alone are the v1 table's own Fields, copied from
+// recipe_schema(), so the two layouts cannot disagree on them. srtctl 2.0 keeps accepting the v1
+// spellings beside the new ones (its normalizers run on every recipe, core/config.py
+// resolve_config_with_defaults), so they stay here; `--current-schema` refuses them later
+// (schema2_normalize.cpp).
 #include "schema.hpp"
 
 namespace srt::schema {
@@ -95,6 +96,18 @@ Field resources() {
   return r;
 }
 
+// A service's placement: a node class (srtctl v2.18 ServicePlacementConfig adds `compute`), or
+// another service's pool, one instance per node or per worker.
+Field service_placement() {
+  Field p = placement({"head", "infra", "dedicated", "prefill", "decode", "agg", "workers", "compute", "all"}, {},
+                      "where it runs (dedicated: etcd, nats, mooncake-master only)");
+  p.fields[0].required = false;  // default head; `pool` replaces it
+  p.fields[0].default_text = "head";
+  p.fields.push_back(any("pool", "run on the nodes another service owns (services[].nodes)"));
+  p.fields.push_back(str("per", "node (default) or worker: one instance per placed node or per worker").one_of({"node", "worker"}));
+  return p;
+}
+
 Field service() {
   Field s = object(
       "services",
@@ -104,8 +117,7 @@ Field service() {
           any("command", "argv (required for generic)"), any("args", "extra arguments"), str("container", "image"),
           dict("env", "its environment"), any("source", "code to build first"), any("build_command", "build command"),
           integer("build_timeout_seconds", "build budget").def("1800"),
-          placement({"head", "infra", "dedicated", "prefill", "decode", "agg", "workers", "all"}, {},
-                    "where it runs (dedicated: etcd, nats, mooncake-master only)"),
+          service_placement(),
           str("start", "when it starts").one_of({"infra", "before_workers", "after_frontend", "with_workers"}),
           object("readiness",
                  field_list(integer("port", "TCP port (shorthand for tcp)").range(1, 65535),
@@ -126,7 +138,8 @@ Field service() {
           any("options", "per-kind options (nats: max_payload_mb; mooncake-master: store_config)"),
           // Service pools: post-v2.2.1 (srt-slurm-v2.md 3, UNCONFIRMED); accepted with a warning.
           any("nodes", "service pool size (after v2.2.1)"), any("pool", "service pool (after v2.2.1)"),
-          any("terminal", "pool terminal (after v2.2.1)")),
+          any("terminal", "pool terminal (after v2.2.1)"),
+          any("metrics", "the service's metrics endpoints (srtctl v2.18 ServiceMetricsConfig)")),
       "one process srtctl starts beside the workers (services/config.py)");
   s.kind = Kind::object_list;
   return s;
@@ -136,7 +149,8 @@ Field dynamo() {
   Field d = v1("dynamo");
   d.fields.push_back(object("source",
                             field_list(str("pypi", "version on PyPI"), str("wheel", "wheel path"), str("git", "repository"),
-                                       str("rev", "commit"), boolean("top_of_tree", "main"), any("patches", "patches")),
+                                       str("rev", "commit"), str("sha", "commit (srtctl v2.18)"),
+                                       boolean("top_of_tree", "main"), any("patches", "patches")),
                             "where Dynamo comes from (replaces version/wheel/hash/cargo_patches)"));
   return d;
 }

@@ -114,6 +114,7 @@ void find_elsewhere(const Field& f, const std::string& path, const std::string& 
 }
 
 bool is_noop(const Field& f, const Json& v) {
+  if (f.switched_off && f.switched_off(v)) return true;
   if (v.is_null() || (v.is_boolean() && !v.get<bool>()) || (v.is_string() && v.get<std::string>().empty()) ||
       ((v.is_object() || v.is_array()) && v.empty()))
     return !(f.kind == Kind::boolean && f.default_text == "true");

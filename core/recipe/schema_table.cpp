@@ -1,5 +1,6 @@
-// srt-slurm's v1 recipe keys (reference/srt-slurm.md section 1), every one srtctl knows, with the
-// tier srt-spank gives it. Engine flag maps are kept as written: srtctl renders them verbatim.
+// srt-slurm's v1 recipe keys (NVIDIA/srt-slurm c88ef731 src/srtctl/core/schema.py), every one
+// srtctl knows, with the tier srt-spank gives it. Engine flag maps are kept as written: srtctl
+// renders them verbatim.
 #include "schema.hpp"
 
 namespace srt::schema {
@@ -53,8 +54,8 @@ Field backend() {
   // srtctl's BackendConfigField: no backend, or one without `type`, is SGLang.
   Field b = make("backend", Kind::variant, "the engine and its per-role configuration (default: sglang)");
   // tilert: the SemiAnalysis fork's engine (InferenceX RECIPES.md), not srtctl v2.2.1's.
-  b.fields = field_list(str("type", "engine").def("sglang").one_of({"atom", "sglang", "vllm", "trtllm", "mocker", "tilert"},
-                                                                   {"sglang", "vllm", "trtllm", "mocker", "tilert"}));
+  b.fields = field_list(str("type", "engine").def("sglang").one_of({"atom", "sglang", "vllm", "trtllm", "mocker", "tilert", "tokenspeed"},
+                                                                   {"trtllm", "mocker", "tilert", "tokenspeed"}));
   for (auto& e : role_environments()) b.fields.push_back(std::move(e));
   b.variants.emplace_back(
       "atom", field_list(engine_config("atom", Kind::flags),
@@ -68,11 +69,11 @@ Field backend() {
       "vllm", field_list(engine_config("vllm", Kind::flags),
                          any("connector", "nixl (default), lmcache, moriio, kvbm, or raw --kv-transfer-config JSON"),
                          any("kv_events_config", "bool or per-mode dict"), mooncake_kv_store(true),
-                         str("dp_launch_mode", "one process per node or per GPU").one_of({"per_node", "per_gpu"}),
+                         str("dp_launch_mode", "one process per node or per GPU").one_of({"per_node", "per_gpu"}, {"per_gpu"}),
                          boolean("set_visible_devices", "mask GPUs per worker"), str("vllm_serve_binary", "vllm binary"),
                          boolean("allow_prefill_decode_colocation", "let decode share a prefill node"),
                          boolean("allow_prefill_decode_colocation_across_nodes", "same, across nodes"),
-                         any("failover", "failover settings")));
+                         any("failover", "failover settings").tier2()));
   b.variants.emplace_back(
       "trtllm", field_list(engine_config("trtllm", Kind::any), str("served_model_name", "served model name"),
                            boolean("publish_metrics", "publish metrics"),
@@ -81,7 +82,18 @@ Field backend() {
                            boolean("numa_memory_bind", "NUMA memory binding"), boolean("numa_cpu_bind", "NUMA CPU binding"),
                            any("prefill_extra_args", "extra prefill args"), any("decode_extra_args", "extra decode args"),
                            any("aggregated_extra_args", "extra aggregated args")));
-  b.variants.emplace_back("mocker", field_list(engine_config("mocker", Kind::any)));
+  // srtctl v2.18 (docs/schema/recipe.schema.json, MockerBackend): the simulated engine's knobs;
+  // the type itself is what srt-spank notes.
+  std::vector<Field> mocker = field_list(engine_config("mocker", Kind::any));
+  for (const char* k : {"block_size", "data_parallel_size", "max_num_batched_tokens", "max_num_seqs", "num_gpu_blocks_override",
+                        "num_workers"})
+    mocker.push_back(make(k, Kind::integer, "mocker").inert());
+  for (const char* k : {"speedup_ratio", "decode_speedup_ratio", "startup_time", "kv_transfer_bandwidth"})
+    mocker.push_back(make(k, Kind::number, "mocker").inert());
+  for (const char* k : {"enable_chunked_prefill", "enable_prefix_caching"}) mocker.push_back(boolean(k, "mocker").inert());
+  for (const char* k : {"engine_type", "preemption_mode", "kv_cache_dtype"}) mocker.push_back(str(k, "mocker").inert());
+  b.variants.emplace_back("mocker", std::move(mocker));
+  b.variants.emplace_back("tokenspeed", field_list(engine_config("tokenspeed", Kind::any)));
   // The engine-wide knobs InferenceX's TileRT recipe gives (srt-slurm-v2.md 8: fork only; the
   // list is what the corpus spells, UNCONFIRMED against the fork's code).
   b.variants.emplace_back(
@@ -101,7 +113,7 @@ Field frontend() {
           str("type", "router in front of the workers")
               .one_of({"atomesh", "dynamo", "sglang", "sglang-router", "vllm-router", "vllm", "trtllm_serve", "smg", "llm-d",
                        "tilert_router", "tilert-router", "none", "atom", "infera"},
-                      {"dynamo", "sglang", "sglang-router", "vllm-router", "vllm", "trtllm_serve", "smg", "llm-d",
+                      {"dynamo", "trtllm_serve", "smg", "llm-d",
                        "tilert_router", "tilert-router", "none", "atom", "infera"})
               .def("dynamo"),
           boolean("enable_multiple_frontends", "nginx on the head node plus extra routers (srtctl default: true)").def("true"),
@@ -119,7 +131,11 @@ Field frontend() {
           str("orchestrator_placement", "v1 router placement").tier2(),
           boolean("dedicated_node", "give the router a node of its own").def("false"),
           any("ctx_router", "trtllm-serve only").tier2(), any("gen_router", "trtllm-serve only").tier2(),
-          any("server_config_extra", "trtllm-serve only").tier2()),
+          any("server_config_extra", "trtllm-serve only").tier2(),
+          // srtctl v2.18 (docs/schema/recipe.schema.json, FrontendConfig): Dynamo's and llm-d's.
+          any("worker_selection", "dynamo: router policy (--router-policy-config)").tier2(),
+          any("epp_config", "llm-d: endpoint picker configuration").tier2(),
+          any("numa_bind", "bind the frontend to a NUMA node").tier2()),
       "the router (default type: dynamo)");
 }
 
@@ -145,9 +161,31 @@ Field benchmark() {
                  str("tokenizer_mode", "sa-bench tokenizer mode").inert(),
                  any("aiperf_server_metrics", "aiperf server metrics").inert(),
                  str("container_image", "benchmark image (default: the model container)"),
+                 // srtctl v2.18 (BenchmarkConfig): knobs of the benchmark types srt-spank does not
+                 // run (sa-bench, mmlu, gpqa, trace-replay, ...); the type itself is what is noted.
+                 integer("num_requests", "requests (router, mooncake-router)").inert(),
+                 integer("concurrency", "concurrency (router benchmarks)").inert(),
+                 make("max_tokens", Kind::integer, "max tokens (eval types)").inert(),
+                 make("temperature", Kind::number, "sampling temperature (eval types)").inert(),
+                 make("top_p", Kind::number, "top-p (eval types)").inert(),
+                 make("top_k", Kind::integer, "top-k (eval types)").inert(),
+                 integer("num_examples", "examples (eval types)").inert(), integer("num_shots", "shots (eval types)").inert(),
+                 integer("num_threads", "threads (eval types)").inert(), integer("repeat", "repeats (eval types)").inert(),
+                 integer("max_context_length", "context length (eval types)").inert(),
+                 any("categories", "eval categories").inert(), any("prefix_ratios", "router: prefix ratios").inert(),
+                 str("mooncake_workload", "mooncake-router workload").inert(), str("trace_file", "trace-replay file").inert(),
+                 make("ttft_threshold_ms", Kind::number, "trace-replay TTFT threshold").inert(),
+                 make("itl_threshold_ms", Kind::number, "trace-replay ITL threshold").inert(),
+                 make("slow_down_sleep_time", Kind::number, "router: slow-down sleep").inert(),
+                 make("slow_down_wait_time", Kind::number, "router: slow-down wait").inert(),
+                 boolean("reuse_http_connections", "sa-bench: keep-alive").inert(),
+                 any("aiperf_args", "aiperf arguments").inert(), str("aiperf_package", "aiperf package").inert(),
+                 str("agentperf_client_dir", "agentperf client").inert(), any("agentperf_config", "agentperf config").inert(),
+                 any("sweep", "sweep the benchmark's own parameters (mode, parameters)").tier2(),
                  str("client_placement", "where the client runs").tier2(),
                  boolean("client_dedicated_node", "give the client a node of its own").def("false"),
-                 boolean("colocate_with_frontend", "dedicated roles share one node").def("true")),
+                 boolean("colocate_with_frontend", "dedicated roles share one node").def("true"),
+                 boolean("stream_output", "the client's output also in the sweep log (srtctl v2.18)").def("false")),
       "the benchmark (default type: manual)");
 }
 
@@ -197,14 +235,22 @@ Field build_recipe_schema() {
           resources(), backend(), frontend(), benchmark(),
           object("health_check",
                  field_list(integer("max_attempts", "polls before giving up").range(1).def("180"),
-                            integer("interval_seconds", "seconds between polls").range(1).def("10")),
+                            integer("interval_seconds", "seconds between polls").range(1).def("10"),
+                            // srtctl v2.18 (HealthCheckConfig): fail at a worker log line the engine
+                            // names fatal; srt-spank ends the job when the worker's step ends.
+                            boolean("fatal_log_markers", "fail at a fatal line in a worker's log").def("true").tier2(),
+                            any("extra_fatal_log_patterns", "more fatal-line regular expressions").tier2()),
                  "wait budget = max_attempts x interval_seconds"),
           object("dynamo",
                  field_list(str("version", "dynamo version"), str("hash", "commit"), str("wheel", "wheel path"),
                             boolean("top_of_tree", "build from main"), boolean("install", "install at run time"),
                             // srtctl v2.2.1 reads these under either layout (default request plane: tcp)
                             str("request_plane", "tcp | nats"), str("event_plane", "nats | zmq"),
-                            any("cargo_patches", "patches to the Rust build"), boolean("sidecar", "KV-router sidecar")),
+                            any("cargo_patches", "patches to the Rust build"), boolean("sidecar", "KV-router sidecar"),
+                            // srtctl v2.18 (DynamoConfig): the KV-router sidecar's settings.
+                            any("sidecar_args", "sidecar arguments"), str("sidecar_binary", "sidecar binary"),
+                            integer("sidecar_context_length", "sidecar context length"), integer("sidecar_port", "sidecar port"),
+                            integer("sidecar_startup_timeout", "sidecar startup budget")),
                  "only for the dynamo frontend")
               .inert(),
           object("infra",
@@ -223,10 +269,23 @@ Field build_recipe_schema() {
                                 .one_of({"none", "nsys", "nsys-time", "torch"}, {"nsys", "nsys-time", "torch"})
                                 .def("none"),
                             any("prefill", "prefill step window"), any("decode", "decode step window"),
-                            any("aggregated", "aggregated step window")),
+                            any("aggregated", "aggregated step window"),
+                            // srtctl v2.18 (ProfilingConfig): nsys's knobs, which matter only under a
+                            // profiler srt-spank does not run (the type is what is noted).
+                            make("delay_secs", Kind::number, "nsys: delay").inert(),
+                            make("duration_secs", Kind::number, "nsys: duration").inert(),
+                            make("benchmark_duration_secs", Kind::number, "nsys: benchmark duration").inert(),
+                            str("capture_range_end", "nsys: capture range end").inert(),
+                            any("extra_nsys_args", "nsys: extra arguments").inert(), str("nsys_trace", "nsys: --trace").inert(),
+                            any("nsys_library_paths", "nsys: library paths").inert(),
+                            boolean("trace_fork_before_exec", "nsys: trace fork").inert()),
                  "profiling"),
-          object("output", field_list(str("log_dir", "log directory")), "where logs go"),
-          any("observability", "observability").tier2(), any("telemetry", "telemetry").tier2(),
+          object("output",
+                 field_list(str("log_dir", "log directory"),
+                            boolean("record_launch_plan", "save the srun scripts under logs/launch-plan/").def("false").tier2()),
+                 "where logs go"),
+          any("observability", "observability").tier2().off_when(observability_off),
+          any("telemetry", "telemetry").tier2().off_when(telemetry_off),
           any("reporting", "reporting").tier2(), any("post_eval", "evaluation after the benchmark").tier2(),
           any("host_setup", "host setup").tier2(), any("services", "extra services").tier2(),
           boolean("enable_config_dump", "dump engine configs").tier2(),

@@ -1,7 +1,8 @@
 // Two small spellings a recipe check meets on every load, matched directly: Slurm's time limit
 // and srtctl's x-joined concurrencies. Each was a std::regex, compiled on a process's first load
 // (the time limit's alone about 3M instructions, half of a whole load, paid by every sbatch) and
-// run with allocations on every load (issue 20), for a grammar of a few digits and separators.
+// run with allocations on every load (docs/performance.md), for a grammar of a few digits and
+// separators.
 #pragma once
 #include <string_view>
 

@@ -1,7 +1,8 @@
-// The GPU count InferenceX writes into result file names (reference/srt-slurm.md §2.9: the
-// launcher's copies <base>_srt-<job>_conc<N>_gpus_<T>[_ctx_<P>_gen_<D>].json, and its benchmark
-// scripts' results_concurrency_<N>_gpus_<T>[...].json), for runs that left no plan.json.
-// Names only: no file is opened here.
+// The GPU count InferenceX writes into result file names (InferenceX's
+// runners/launch_mi355x-amds-srt.sh: the launcher's copies
+// <base>_srt-<job>_conc<N>_gpus_<T>[_ctx_<P>_gen_<D>].json, and its benchmark scripts'
+// results_concurrency_<N>_gpus_<T>[...].json), for runs that left no plan.json. Names only: no file
+// is opened here.
 #include <charconv>
 #include <regex>
 #include <string>

@@ -28,7 +28,7 @@ std::vector<std::string> sbatch_arguments(const Recipe& r, const Profile& p, con
   if (p.use_segment_sbatch_directive) add_directive(a, "segment", std::to_string(nodes));
   // node_sharing: exclusive means every srt job uses the same ports on a node, so the job must
   // have its nodes to itself whatever srtctl's use_exclusive_sbatch_directive says (the launcher
-  // refuses an allocation that is not exclusive; issue 23, finding 5).
+  // refuses an allocation that is not exclusive; docs/design.md "Ports").
   if (p.use_exclusive_sbatch_directive || p.node_sharing == NodeSharing::exclusive) add_directive(a, "exclusive", "");
   const std::string account = !r.slurm.account.empty() ? r.slurm.account : p.default_account;
   const std::string partition = !r.slurm.partition.empty() ? r.slurm.partition : p.default_partition;

@@ -1,5 +1,5 @@
-// Per-worker binding: the lists one ATOM process hands to all its ranks (DESIGN "How ATOM
-// really runs": NICs, NUMA, CPU affinity, Mooncake topology).
+// Per-worker binding: the lists one ATOM process hands to all its ranks (docs/design.md "How
+// ATOM runs": NICs, NUMA, CPU affinity, Mooncake topology).
 #include <algorithm>
 #include <cstdio>
 #include <set>

@@ -1,5 +1,5 @@
 // hwloc -> NodeTopology: AMD GPUs, RDMA NICs, their NUMA nodes and cpusets, and the pairing.
-// The walk follows reference/mi355x-topology.md §2.3; hwloc-probe.c there is its C twin.
+// The walk follows hwloc 2.9's own (hwloc/topology-linux.c: DRM, net and infiniband OS devices).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>

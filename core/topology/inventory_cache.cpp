@@ -1,8 +1,8 @@
 // The per-boot topology cache holds the inventory hwloc's walk derived (GPUs, paired NICs, NUMA
 // nodes, cpusets), not hwloc's XML: reading it back is a small JSON parse instead of hwloc
 // loading a whole XML topology again, which was most of what each slurmstepd of a recipe job
-// spent on the node (issue 25). ROCm SMI and the partition mode are never cached: they are asked
-// again on every load, as before.
+// spent on the node (docs/performance.md). ROCm SMI and the partition mode are never cached: they
+// are asked again on every load, as before.
 //
 // The file lies in a directory only root (or the cache's owner) can write (cache.cpp), but a
 // bad or foreign file must still end as srt::Error, never a crash or a wrong binding: every

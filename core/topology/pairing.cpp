@@ -1,4 +1,4 @@
-// GPU <-> NIC pairing by PCIe switch (reference/mi355x-topology.md §1.1 and §6.2).
+// GPU <-> NIC pairing by PCIe switch (ROCm/system-acceptance-docs docs/network/topology-mapping.md).
 #include <algorithm>
 #include <cstddef>
 #include <map>

@@ -1,6 +1,6 @@
 // ROCm SMI, loaded with dlopen only when asked: login nodes, slurmctld hosts and CI machines have
 // no ROCm, and a hard link dependency would stop srt-helper from even starting there.
-// Index spaces (reference/mi355x-topology.md §4.5): rsmi's dv_ind follows /sys/class/drm card
+// Index spaces (rocm_smi_lib rocm-5.2.3 src/rocm_smi_main.cc): rsmi's dv_ind follows /sys/class/drm card
 // order, hwloc's follows PCI order. They are joined on the PCI bus id, never on the index.
 #include <cinttypes>
 #include <cstdio>

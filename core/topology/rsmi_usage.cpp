@@ -1,4 +1,4 @@
-// The clean-GPU check's view (issue 24, item 3): each GPU's VRAM in use and every compute
+// The clean-GPU check's view (docs/design.md "The batch step"): each GPU's VRAM in use and every compute
 // process KFD lists, with its GPUs and VRAM, through the real ROCm SMI (dlopen, as the
 // inventory). In tests the library reads a fake /sys with a busy GPU in it.
 #include <algorithm>

@@ -4,6 +4,7 @@
 
 #include "impl.hpp"
 #include "srt/error.hpp"
+#include "srt/plugstack.hpp"
 
 #ifndef SRT_DEFAULT_PROFILE
 #define SRT_DEFAULT_PROFILE "/etc/srt/cluster.yaml"
@@ -18,9 +19,8 @@ PluginConfig parse_config(const srt_loader_state& state) {
     if (arg.rfind("profile=", 0) == 0) c.profile_path = arg.substr(8);
     else if (arg.rfind("cache_dir=", 0) == 0) c.cache_dir = arg.substr(10);
     else if (arg.rfind("topology=", 0) == 0) c.topology_xml = arg.substr(9);
-    else if (arg.rfind("impl=", 0) == 0 || arg == "timing") continue;  // the loader's
-    else fail("unknown plugstack.conf argument '" + arg + "' for spank_srt.so",
-              "use profile=PATH, cache_dir=DIR, topology=XML, impl=PATH or timing");
+    else if (!is_srt_plugin_argument(arg))  // impl= and timing are the loader's
+      fail("unknown plugstack.conf argument '" + arg + "' for spank_srt.so", std::string("use ") + kSrtPluginArguments);
   }
   return c;
 }

@@ -1,19 +1,15 @@
 // Submit side (sbatch, salloc, srun; as the user): validate the recipe and the profile, plan it
 // once on stand-in node names so placement and port errors show before anything is queued, then
 // carry the validated bytes into the job. The nodes never open a user-named path.
-#include <sys/stat.h>
-
 #include <cstdlib>
 #include <string>
-#include <vector>
 
 #include "impl.hpp"
 #include "srt/contract.hpp"
 #include "srt/document.hpp"
 #include "srt/error.hpp"
-#include "srt/job_plan.hpp"
-#include "srt/variants.hpp"
 #include "srt/files.hpp"
+#include "srt/recipe_files.hpp"
 #include "srt/snapshot.hpp"
 
 namespace srt::spank_impl {
@@ -33,7 +29,7 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
     if (state.step) check_step_name(state.step);
     // Inside an srt job (a nested srun or sbatch), Slurm re-delivers the job's --srt-recipe, whose
     // path may not even exist on this node: the job's snapshot already carries that recipe. A
-    // recipe other than the job's is validated and snapshotted as any submit's (issue 23).
+    // recipe other than the job's is validated and snapshotted as any submit's (docs/security.md).
     if (const char* job = std::getenv(SRT_SNAPSHOT_JOB_ENV); job && std::getenv("SLURM_JOB_ID"))
       if (!state.recipe || is_the_jobs_recipe(job, state.recipe)) return 0;
     if (!state.recipe)
@@ -44,27 +40,7 @@ int submit_side(spank_t sp, const srt_loader_state& state) {
     const std::string profile_path = plugin_profile_path(config);
     const Profile profile = profile_path.empty() ? default_profile() : load_profile_file(profile_path);
     // --srt-recipe=FILE:SELECTOR names one variant of a variants file (srtctl's -f spelling).
-    const std::string given = state.recipe;
-    const RecipeRef ref = split_recipe_ref(given, [](const std::string& p) {
-      struct stat st;
-      return ::stat(p.c_str(), &st) == 0;
-    });
-    const std::string text = read_text_file(ref.path, LoadLimits{}.max_bytes);
-    const RecipeOptions ro = job_recipe_options(profile);  // as every node will read it
-    std::vector<RecipeSource> sources = open_recipe_text(text, ref, ro);
-    if (sources.size() != 1) {
-      std::string list;
-      for (const auto& s : sources) list += (list.empty() ? "" : ", ") + s.selector;
-      fail(given + (ref.selector.empty() ? " is a variants file with " : " selects ") + std::to_string(sources.size()) +
-               " variants, and a job runs one",
-           "give --srt-recipe=" + ref.path + ":SELECTOR; the variants: " + list);
-    }
-    // The nodes plan from the document read here (no YAML on the nodes), checked again there.
-    const Snapshot snap = make_snapshot(given, text, sources.front(), profile, kPackageVersion);
-    // Read from the variant itself, so a refusal names the user's file and variant.
-    (void)plan_submission(load_recipe_source(std::move(sources.front()), ro), given, profile);
-
-    const std::string snapshot = encode_snapshot(snap);
+    const std::string snapshot = helper::submission_of(state.recipe, profile, kPackageVersion, "--srt-recipe=").encoded;
     if (spank_context() == S_CTX_ALLOCATOR) {
       spank_err_t rc = spank_job_control_setenv(sp, SRT_SNAPSHOT_NAME, snapshot.c_str(), 1);
       if (rc != ESPANK_SUCCESS)

@@ -66,7 +66,7 @@ static int srt_store(struct srt_option_value *slot, const char *name, const char
   /* Options arrive from the environment first, then the command line, and again in nested sruns:
    * the same value twice is fine, a different one is a mistake worth stopping for. Except the
    * one the job's environment re-delivers to an srun or sbatch inside it: a command line that
-   * names another recipe means that one (issue 23, finding 7). Once. */
+   * names another recipe means that one (docs/security.md). Once. */
   if (slot->value && slot->from_job && !remote) {
     slot->from_job = 0;
     if (strcmp(slot->value, value) != 0) {
@@ -128,7 +128,7 @@ static int srt_job_present(spank_t sp) {
 
 /* The implementation for this context: impl=PATH (srt_spank_impl.so) on the submit side, and in
  * slurmstepd its sibling srt_spank_node.so, which plans from the job's snapshot without a YAML
- * parser (issue 25): what a job's every slurmstepd maps stays small. */
+ * parser (docs/design.md "The snapshot"): what a job's every slurmstepd maps stays small. */
 static const char *srt_impl_path(int remote, char *buf, size_t size) {
   const char *impl = SRT_DEFAULT_IMPL;
   for (int i = 0; i < srt_argc; i++)

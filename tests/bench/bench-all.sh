@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-all.sh BUILD_DIR [--runs N] [--port P] [--base DIR]: every benchmark of issue 13 in one
+# bench-all.sh BUILD_DIR [--runs N] [--port P] [--base DIR]: every benchmark (docs/performance.md) in one
 # run, side by side, printed as tables. Never fails on a time: only on a benchmark that cannot run.
 #   1. the plugin's cost for jobs that do not use it, and with --srt-recipe, on a real 3-node lab
 #      (tests/bench/lab_cost.py: interleaved srun -N3 true, ratios of medians, slurmstepd RSS)
@@ -101,7 +101,7 @@ if (( ${#srtctl[@]} )) && [[ -f "$example" ]]; then
   rm -rf "$cmp_dir"
 else
   echo "srtctl dry-run: not measured (no srtctl on PATH and no SRTCTL_SRC=<srt-slurm checkout>);"
-  echo "  issue 13's figure for it: 500-600 ms and 46 MiB per dry-run."
+  echo "  the figure measured for it earlier: 500-600 ms and 46 MiB per dry-run."
 fi
 
 section "the plugin on a real 3-node lab (netns), $runs runs per variant"

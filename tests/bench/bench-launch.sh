@@ -12,7 +12,7 @@
 #   ready-lag   from the last worker's own "ready to accept requests" log line to the launcher
 #               noticing every worker healthy
 # Needs SRT_HELPER and SRT_JOB (the build's srt-helper and helper/srt-job).
-# Targets (issue 13): first-req < 3 s, end-lag < 2 s, ready-lag < 0.5 s.
+# Targets: first-req < 3 s, end-lag < 2 s, ready-lag < 0.5 s.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

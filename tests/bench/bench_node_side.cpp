@@ -1,7 +1,7 @@
 // bench_node_side [RECIPE] [RUNS]: what one slurmstepd's user_init computes for a recipe job,
 // without Slurm around it: the snapshot decoded, the node's profile file hashed, the recipe and
 // the profile rebuilt from the snapshot's documents and checked, the Plan made. Beside it, the
-// same from YAML text (what a node did before issue 25: both files parsed with yaml-cpp), so the
+// same from YAML text (what a node did before the node library: both files parsed with yaml-cpp), so the
 // table shows what carrying the documents saves. Medians over RUNS after a warm-up.
 #include <algorithm>
 #include <chrono>
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
               encoded.size(), runs);
   std::printf("  decode the snapshot                           %8.3f\n", decode);
   std::printf("  node side: decode, hash profile, check, plan  %8.3f\n", node);
-  std::printf("  the same from YAML (before issue 25)          %8.3f\n", yaml);
+  std::printf("  the same from YAML (before format 2)          %8.3f\n", yaml);
   if (digest_now != digest_yaml) {
     std::printf("bench_node_side: the two paths planned different Plans (%s vs %s)\n", digest_now.c_str(), digest_yaml.c_str());
     return 1;

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # lab-scale.sh BUILD_DIR [--nodes N] [--runs R] [--port P] [--base DIR]: the plugin in a job of N
-# nodes (default 64) on one multi-slurmd lab (issue 25: "Slurm scale"): N slurmd on this host,
+# nodes (default 64) on one multi-slurmd lab ("Slurm scale"): N slurmd on this host,
 # each its own node, the plugin in the plugstack. lab_cost.py then measures, on that same lab,
 # `srun -N3` and `srun -N<N>` without the srt line, with it unused, and with --srt-recipe (the
 # 2P1D lab twin, which needs 3 of the nodes: the others are planned and idle), the plugin's own
 # callback times on every node, and the memory and libraries one slurmstepd of the step adds. Numbers
 # only; it fails only when a run fails or a library is where it must not be. Bounded: R runs per
 # variant (default 5), every srun under lab_cost.py's timeout. Not part of scripts/test.sh (a 64
-# node lab on 2 cores takes minutes); the README gives its dated numbers.
+# node lab on 2 cores takes minutes); docs/performance.md gives its numbers.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)

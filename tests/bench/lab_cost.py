@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""What the plugin costs the jobs on a running lab (tests/cluster/lab-start.sh), issue 13 §1, 2, 5.
+"""What the plugin costs the jobs on a running lab (tests/cluster/lab-start.sh); docs/performance.md.
 
 Three variants of `srun -N3 true`, interleaved in a fresh random order each round so drift in the
 machine's load hits all of them alike:
@@ -31,7 +31,7 @@ import sys
 import time
 
 RUN_TIMEOUT = 60
-# Libraries the implementation must not bring into slurmstepd (issue 25): SHA-256 is Nettle's, the
+# Libraries the implementation must not bring into slurmstepd: SHA-256 is Nettle's, the
 # node side plans from the snapshot's documents (no YAML parser), the submit side stays on the submit host.
 NOT_IN_STEPD = ("libcrypto", "libyaml-cpp", "srt_spank_impl")
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Wall time and peak RSS of a whole command, as a user pays for it (issue 13 §3).
+"""Wall time and peak RSS of a whole command, as a user pays for it (docs/performance.md).
 
   process_cost.py NAME RUNS -- COMMAND...
 Runs COMMAND RUNS times (after one warm-up), prints one line: NAME, median and min wall ms, and

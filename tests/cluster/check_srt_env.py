@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Compares what tasks saw (`srun -l env` output) with what `srt-helper plan --json` says each
-node's tasks must see (DESIGN "The environment contract").
+node's tasks must see (docs/design.md "The environment contract").
 
 usage: check_srt_env.py PLAN_JSON ENV_DUMP [--step NAME] [--tasks N]
 Every task is matched to its node by SLURMD_NODENAME. Exit 0 when every task has exactly the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lab-docker.sh start BASE IMAGE_TAR | stop BASE | docker BASE NODE ARGS...: one Docker daemon per
-# lab node (issue 26), as a docker
+# lab node, as a docker
 # site has one per node: Debian's dockerd inside the node's own network and mount namespaces
 # (entered through its slurmd), so `--network host` is the node's network and `docker run` from
 # the node's steps reaches the node's own daemon. Each daemon listens on

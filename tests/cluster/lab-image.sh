@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lab-image.sh: the lab's container image for podman (issue 26): a Debian bookworm root filesystem
+# lab-image.sh: the lab's container image for podman: a Debian bookworm root filesystem
 # (mmdebstrap, minbase) with the python the stand-ins need, and the stand-ins themselves in
 # /opt/srt-standins, imported with `podman import`: no registry, no pull. Prints the image's name
 # (localhost/srt-lab-standins:<digest>, <digest> the digest of what it is made from (package list and the

@@ -11,7 +11,7 @@
 # is Debian's (with the stand-ins' packages) whatever python3 the submitting shell has; and an
 # empty BASE/container-home as /root in the sandbox, as an image has its own home: the host's
 # root login files (pyenv) must not change what `bash -lc` (the benchmark) finds.
-# LAB_CONTAINER_RUNTIME=podman (issue 26): every step in a real podman container (rootful, runc:
+# LAB_CONTAINER_RUNTIME=podman: every step in a real podman container (rootful, runc:
 # this machine's crun refuses its hybrid cgroups) of lab-image.sh's image (Debian with the
 # stand-ins in /opt/srt-standins), standing in for the recipes' image; the limits podman would
 # set by default are above this host's hard limits, so they are set within them (nofile at the hard

@@ -31,9 +31,9 @@
 #                      PREFIXi-data in the lab's /etc/hosts; the node names stay on the first
 #                      (management) network, where Slurm talks
 #   --epilog FILE      slurm.conf's Epilog: FILE runs (through BASE/etc/epilog, which exports
-#                      SRTSLURM_CONFIG=BASE/etc/srt/cluster.yaml and puts BASE/bin first in
-#                      PATH, as the jobs' own PATH has it) as root on every node at every
-#                      job's end, as an installed srt-epilog would (issue 26); its output is
+#                      SRTSLURM_CONFIG=BASE/etc/srt/cluster.yaml and nothing else: slurmd's
+#                      own environment, without PATH) as root on every node at every
+#                      job's end, as an installed srt-epilog would; its output is
 #                      appended to BASE/log/epilog.log
 #
 # Idempotent: a lab already running in DIR is stopped first. On success every node is idle and
@@ -143,9 +143,11 @@ lab_fresh_dir "$base"
 mkdir -p "$base"/{etc/plugstack.conf.d,state,log,run,dev,munge,spool}
 if [[ -n "${epilog:-}" ]]; then
   [[ -x "$epilog" ]] || lab_die "--epilog $epilog is not an executable file"
-  # shellcheck disable=SC2016  # $PATH and $@ are the epilog's
-  printf '#!/bin/sh\nexport SRTSLURM_CONFIG=%q PATH=%q:$PATH\nexec %q "$@" >> %q 2>&1\n' "$base/etc/srt/cluster.yaml" \
-    "$base/bin" "$epilog" "$base/log/epilog.log" > "$base/etc/epilog"
+  # slurmd's own environment (no PATH: the Epilog sets its own), with the lab's profile standing
+  # in for the node's /etc/srt/cluster.yaml.
+  # shellcheck disable=SC2016  # $@ is the epilog's
+  printf '#!/bin/sh\nexport SRTSLURM_CONFIG=%q\nexec %q "$@" >> %q 2>&1\n' "$base/etc/srt/cluster.yaml" \
+    "$epilog" "$base/log/epilog.log" > "$base/etc/epilog"
   chmod 755 "$base/etc/epilog"
 fi
 # Jobs of a non-root user read slurm.conf and plugstack.conf and reach the munge socket.

@@ -99,7 +99,7 @@ launch_show() {
 }
 
 # launch_expect_class JOBID CLASS [NODE...]: status.json's failure_class is CLASS (the table in
-# helper/launch/failure.cpp) and its failure_nodes are exactly NODE... (none given: not checked).
+# core/launch/failure_class.cpp) and its failure_nodes are exactly NODE... (none given: not checked).
 launch_expect_class() {
   local jid=$1 want=$2 got nodes
   shift 2
@@ -115,6 +115,23 @@ print(" ".join(json.load(open(sys.argv[1])).get("failure_nodes", [])))' "$(launc
 
 # launch_expect_failed JOBID SECONDS TEXT...: the job must end FAILED within SECONDS (from now),
 # and status.json must say failed with every TEXT in its reason; prints what it saw.
+# launch_expect_reason_line JOBID ROLE...: status.json's reason is one line a person reads: under
+# 300 characters, each ROLE named once ("ROLE on "), the job's log folder named once.
+launch_expect_reason_line() {
+  local jid=$1 reason role n
+  shift
+  reason=$(launch_status "$jid" reason)
+  echo "reason (${#reason} characters): $reason"
+  (( ${#reason} < 300 )) || lab_fail "the reason has ${#reason} characters, 300 at most"
+  [[ "$reason" != *$'\n'* ]] || lab_fail "the reason spans several lines"
+  for role in "$@"; do
+    n=$(grep -o "$role on " <<<"$reason" | wc -l)
+    (( n == 1 )) || lab_fail "the reason names '$role' $n times, not once"
+  done
+  n=$(grep -oF "$(launch_job_dir "$jid")/logs" <<<"$reason" | wc -l)
+  (( n == 1 )) || lab_fail "the reason names the log folder $n times, not once"
+}
+
 launch_expect_failed() {
   local jid=$1 seconds=$2 result state reason text
   shift 2

@@ -60,6 +60,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "podman-timelimit|test-launch-containers.sh|timelimit"
     "podman-killed|test-launch-containers.sh|killed"
     "podman-launcher|test-launch-containers.sh|launcher"
+    "podman-unresolvable|test-launch-containers.sh|unresolvable"
     "docker-launcher|test-launch-containers.sh|docker-launcher")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")

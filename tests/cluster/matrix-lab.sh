@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# matrix-lab.sh BUILD_DIR: the lab subset of the build matrix (issue 21): the cluster tests that
+# matrix-lab.sh BUILD_DIR: the lab subset of the build matrix: the cluster tests that
 # say whether srt-spank works with this Slurm, against the plugin, implementation and srt-helper
 # of BUILD_DIR, on the Slurm installed where it runs. scripts/test.sh runs it in each matrix root
 # filesystem (scripts/rootfs.sh run RELEASE --rw BUILD_DIR -- tests/cluster/matrix-lab.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-launch-containers.sh BASE CASE: the lab's jobs in real podman containers (issue 26). For the
+# test-launch-containers.sh BASE CASE: the lab's jobs in real podman containers. For the
 # test the lab's profile (the one the plugin on every node reads) becomes the podman one
 # (lab-profile.sh with LAB_CONTAINER_RUNTIME=podman and lab-image.sh's image); it is put back on
 # exit. Each case runs one of the lab's own tests (or kills the launcher) and then checks that
@@ -17,6 +17,8 @@
 #              down, no TERM reaches a container, the containers live on, and the lab's Epilog
 #              (srt-epilog) removes them
 #   docker-launcher  the same with docker
+#   unresolvable  an image name podman cannot resolve: preflight stops the job, and its one-line
+#              reason carries podman's own words, each role once and the log folder once
 # Skips (77) without podman or runc (docker: without dockerd).
 set -euo pipefail
 # shellcheck source=launch-lib.sh
@@ -52,6 +54,9 @@ if [[ $case == docker* ]]; then
   bash "$here/lab-docker.sh" start "$LAB_BASE" "$image_tar"
   sed -i 's/^container_runtime: podman$/container_runtime: docker/; /^container_runtime_args:/d; /^container_run_args:/d' "$profile"
   echo "container_runtime_args: [--host, 'unix:///run/srt-lab-docker/docker.sock']" >> "$profile"
+  # The lab's daemons are root's, as most sites' are: the profile says in so many words that its
+  # job users are trusted as root (docs/security.md), or every job is refused at launch.
+  echo "docker_users_are_root: true" >> "$profile"
 fi
 echo "profile: $(grep '^container_runtime:' "$profile"), image $image"
 
@@ -99,6 +104,20 @@ case $case in
   scancel) run_lab_test test-launch-scancel.sh ;;
   timelimit) run_lab_test test-launch-timelimit.sh ;;
   killed) run_lab_test test-launch-killed.sh ;;
+  unresolvable)
+    # An image name podman cannot resolve (the lab's registries.conf names no search registry,
+    # as a site's without a mirror): preflight stops the job, and the reason carries podman's own
+    # words once, not every role's paths.
+    recipe="$LAB_BASE/work/unresolvable.yaml"
+    sed 's#rocm/atom-dev:nightly_202608251555#rocm/atom-dev:srt-lab-no-such-tag#g' \
+      "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" > "$recipe"
+    grep -q 'srt-lab-no-such-tag' "$recipe" || lab_fail "could not change the recipe's image"
+    jid=$(launch_submit "$recipe")
+    echo "job $jid"
+    launch_expect_failed "$jid" 120 "preflight: prefill on " "did not resolve" "(no worker was started)"
+    launch_expect_class "$jid" image
+    launch_expect_reason_line "$jid" prefill decode
+    ;;
   launcher|docker-launcher)
     jid=$(SRT_STANDIN_TOKEN_MS=50 launch_submit "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml")
     echo "job $jid"

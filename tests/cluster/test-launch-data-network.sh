@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test-launch-data-network.sh BASE RECIPE: KV traffic and the router's calls to the workers go over
-# the data network (issue 22, item 3), on a lab started with --data-network: the node names
+# the data network, on a lab started with --data-network: the node names
 # resolve to the management bridge (where Slurm talks), NODE-data to a second bridge. The lab's
 # profile is swapped for the test (and put back) for one without node_addresses and with
 #   data_network: {name_pattern: "{node}-data", cidr: LAB_DATA_SUBNET.0/24}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-launch-gpu-busy.sh BASE: GPUs left busy before a job starts (issue 24, item 3), with the
+# test-launch-gpu-busy.sh BASE: GPUs left busy before a job starts, with the
 # real ROCm SMI library reading a fake /sys on node2 (fake-gpu-sysfs.sh: node2's mount
 # namespace only) in which a live process holds GPU 3 (gpu_holder.py, as the driver lists it).
 #  1. The holder is another user's: the job stops before any worker starts, naming node2, the
@@ -10,7 +10,7 @@
 #     stops at its 3-second health deadline (workers that load for 600 s), a job of its own.
 #  3. `srt-helper run --retry 1` with another user's holder on node2 again: the first job fails
 #     with class node naming node2, run submits it again with --exclude=node2, and the second
-#     job completes the 1P1D twin's sweep on node1 and node3 (issue 24, item 5 on the lab).
+#     job completes the 1P1D twin's sweep on node1 and node3 (item 5 on the lab).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=launch-lib.sh

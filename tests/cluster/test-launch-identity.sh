@@ -53,6 +53,7 @@ for part in "identity.frameworks.atom" "expected $wrong" "found 0.1.4.dev113+g4e
   [[ "$reason" == *"$part"* ]] || { launch_show "$jid"; lab_fail "the reason does not say '$part'"; }
 done
 launch_expect_class "$jid" image
+launch_expect_reason_line "$jid" prefill decode
 dir=$(launch_job_dir "$jid")
 [[ -s "$dir/fingerprints.json" ]] || lab_fail "no fingerprints.json for the stopped job"
 if compgen -G "$dir/logs/*_prefill_w*.out" >/dev/null || compgen -G "$dir/logs/*_decode_w*.out" >/dev/null; then

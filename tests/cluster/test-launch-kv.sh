@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-launch-kv.sh BASE MODE [RECIPE]: KV events through Slurm (DESIGN "KV events"). RECIPE
+# test-launch-kv.sh BASE MODE [RECIPE]: KV events through Slurm (docs/design.md "KV events"). RECIPE
 # (default: the 2P1D DP-attention lab twin, 8 ranks per worker) is submitted with
 # `srt-helper submit --set backend.enable_kv_events=true`; the stand-in engine publishes as an
 # image of the profile's kv_events_capability would (SRT_STANDIN_KV_BEHAVIOUR):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-launch-mutation.sh BASE: the lab fails where the real system would (issue 22, item 1).
+# test-launch-mutation.sh BASE: the lab fails where the real system would.
 # The 2P1D twin (8 DP ranks per prefill) with a router that drops remote_dp_rank from the
 # kv_transfer_params it hands the decode (SRT_STANDIN_ATOMESH_MUTATION=drop-remote-dp-rank):
 # the decode, computing the side channel's port as ATOM does (remote_handshake_port + offset),

@@ -42,7 +42,7 @@ for log in node1_prefill_w0.out node2_decode_w0.out node1_atomesh_0.out benchmar
   grep -qx 'FAKE_PYXIS_CONTAINER_REMAP_ROOT=1' "$logs/$log" || lab_fail "$log: recipe srun_options"
   grep -q '^FAKE_PYXIS_CONTAINER_NAME=srt-' "$logs/$log" || lab_fail "$log: --container-name"
   mounts=$(sed -n 's/^FAKE_PYXIS_CONTAINER_MOUNTS=//p' "$logs/$log")
-  want="$work/results/$jid/logs:/logs,$work/results:/results,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri,$LAB_BASE/infmax-workspace:/infmax-workspace,"
+  want="$work/results/$jid/logs:/logs,$work/results/$jid:/results/$jid,/dev/kfd:/dev/kfd,/dev/dri:/dev/dri,$LAB_BASE/infmax-workspace:/infmax-workspace,"
   [[ "$mounts" == "$want"*":/usr/local/libexec/srt/srt-exec:ro" ]] || lab_fail "$log: mounts are $mounts"
   echo "$log: image, mounts, options as pyxis would get them"
 done

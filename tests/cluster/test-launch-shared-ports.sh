@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-launch-shared-ports.sh BASE: nodes shared between srt jobs (issue 23, finding 5).
+# test-launch-shared-ports.sh BASE: nodes shared between srt jobs.
 #  1. The profile says node_sharing: exclusive and the job was submitted without --exclusive:
 #     the launcher refuses it before any step, saying what to do.
 #  2. node_sharing: shared with one slot, so two jobs get the same ports (as two jobs whose ids

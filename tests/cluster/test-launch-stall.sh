@@ -26,8 +26,10 @@ case "$mode" in
     recipe="$twins/disagg-2p1d-dpa-tp8.yaml"
     hang_after=420 stall=20 marker=stall-point.hang
     ok=(256) stalled=512 not_run=(768 1024 2048)
-    rm -f "$LAB_BASE/results/$marker"
-    hang=(--set "roles.decode.env.SRT_STANDIN_HANG_MARKER=/results/$marker")
+    # In the lab's workspace (/infmax-workspace in every job): the resumed job must find the
+    # marker the first job left, and a container sees only its own job's part of the results root.
+    rm -f "$LAB_BASE/infmax-workspace/$marker"
+    hang=(--set "roles.decode.env.SRT_STANDIN_HANG_MARKER=/infmax-workspace/$marker")
     ;;
   whole)
     # c4 and c8 take 5 + 10 requests with their warm-ups; the 31st request (inside c16) hangs.
@@ -57,7 +59,7 @@ if [[ "$mode" == point ]]; then
     mesh_http_responses_total atom:requests_finished_total "not run: the sweep stopped after c$stalled stalled"
   grep -q "benchmark: one step per point (the command reads SRT_BENCHMARK_CONCURRENCIES): c256 c512 c768 c1024 c2048" "$log" ||
     lab_fail "the launcher did not announce one step per point"
-  [[ -e "$LAB_BASE/results/$marker" ]] || lab_fail "the decode stand-in did not leave its hang marker"
+  [[ -e "$LAB_BASE/infmax-workspace/$marker" ]] || lab_fail "the decode stand-in did not leave its hang marker"
   # status.json: each point's verdict, the steps named per point; sacct saw a step per point run.
   /usr/bin/python3 - "$dir/status.json" "$stalled" "${ok[*]}" "${not_run[*]}" <<'EOF' || lab_fail "status.json's benchmark_points are not as expected"
 import json, sys

@@ -4,7 +4,7 @@
 # other seven ranks are fine). The launcher's per-rank canaries (every worker's every DP rank,
 # sent directly with "data_parallel_rank", as AToMesh --dp-aware would) fail the job before the
 # router starts and before the first benchmark request, naming decode:0, its node and rank 5,
-# with failure class engine; nothing is left running. (issue 24, item 4)
+# with failure class engine; nothing is left running.
 set -euo pipefail
 # shellcheck source=launch-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"

@@ -30,7 +30,7 @@ lab_expect_refused bad-step badstep.out "is not a worker name" srun -N2 --srt-re
 echo "--- a job without the option is untouched"
 # The task's parent is its slurmstepd: its maps show which plugin libraries it loaded. Counted:
 # SRT_ variables, the node side's library, the loader, the submit side's library, yaml-cpp and
-# libcrypto mappings (issue 25: a slurmstepd of a recipe job maps neither of the last three).
+# libcrypto mappings (a slurmstepd of a recipe job maps neither of the last three).
 # shellcheck disable=SC2016  # expanded in the task
 probe='m=/proc/$PPID/maps; env | grep -c "^SRT_" || true; for p in srt_spank_node spank_srt.so srt_spank_impl libyaml-cpp libcrypto; do grep -c "$p" $m || true; done'
 mapfile -t plain < <(srun -N1 bash -c "$probe")

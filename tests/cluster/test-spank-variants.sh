@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-spank-variants.sh BASE: srt-slurm 2.x recipes through the plugin (issue 20).
+# test-spank-variants.sh BASE: srt-slurm 2.x recipes through the plugin.
 #  - sbatch --srt-recipe=FILE:override_x runs that variant: every task sees SRT_RECIPE as given
 #    and its node index, on the variant's node count;
 #  - a selector the file does not have, and a variants file without a selector, are refused

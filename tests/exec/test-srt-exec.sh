@@ -30,7 +30,7 @@ echo "$out"
 { grep -qx 'arg a' <<<"$out" && grep -qx 'arg b' <<<"$out"; } || fail "arguments not passed"
 grep -qxF 'topology {"hip:0":[["rdma0"],[]]}' <<<"$out" || fail "the topology file was not written before the exec"
 
-# A /tmp shared with other users (the node's, under bwrap; issue 22 item 6): a symlink planted at
+# A /tmp shared with other users (the node's, under bwrap): a symlink planted at
 # the topology's name is replaced, not written through, and no temporary file is left.
 shared=$(mktemp -d)
 trap 'rm -rf "$shared"' EXIT
@@ -48,6 +48,19 @@ grep -qxF 'topology {"hip:1":[["rdma1"],[]]}' <<<"$out" || fail "the topology wa
 leftover=$(find "$shared" -name 'srt-mooncake-7-prefill_0.json.*' ! -type l)
 [[ -z "$leftover" ]] || fail "temporary files left: $leftover"
 echo "planted symlink at the topology's name: replaced, not followed"
+
+# L1 (docs/security.md): what srt-exec cannot replace at the name (here a directory; in a sticky
+# /tmp any other user's file) does not stop the worker: the topology goes into a private
+# directory of its own and MC_CUSTOM_TOPO_JSON names it there.
+mkdir "$shared/srt-mooncake-8-decode_0.json"
+out=$(box --bind "$shared" /tmp --setenv MC_CUSTOM_TOPO_JSON /tmp/srt-mooncake-8-decode_0.json \
+          --setenv SRT_MOONCAKE_TOPOLOGY '{"hip:2":[["rdma2"],[]]}' /srt-exec -- /target) ||
+  fail "a planted name stopped srt-exec: $out"
+grep -qxF 'topology {"hip:2":[["rdma2"],[]]}' <<<"$out" || fail "the topology was not written elsewhere: $out"
+private=$(find "$shared" -maxdepth 1 -type d -name 'srt-mooncake-??????')
+[[ -n $private && "$(stat -c %a "$private")" == 700 && -f "$private/srt-mooncake-8-decode_0.json" ]] ||
+  fail "the topology is not in a private directory: $(ls -la "$shared")"
+echo "a name planted at the topology's path: written in a private directory instead"
 
 check_refusal() {  # check_refusal WANT_TEXT BOX_ARGS...
   local want=$1 rc=0 err

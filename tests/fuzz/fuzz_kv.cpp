@@ -1,4 +1,4 @@
-// libFuzzer target: decoding a KV-event message as kv-watch does (helper/kv/event_batch.hpp), on
+// libFuzzer target: decoding a KV-event message as kv-watch does (jobstep/kv/event_batch.hpp), on
 // any frames. The input is [frame count][length of each frame but the last]...[frames]: byte 0
 // picks 0-4 frames (so 0 and 4, which are refused, come up too), one length byte per frame
 // before the last, the last frame is the rest. The property: every message is a batch or a

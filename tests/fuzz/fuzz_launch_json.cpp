@@ -1,4 +1,4 @@
-// libFuzzer target: the launcher's readers of JSON other processes wrote (issue 23, finding 4),
+// libFuzzer target: the launcher's readers of JSON other processes wrote,
 // each on the same bytes: the preflight probe's answer (read_probe_answer, then what every role
 // misses and the fingerprint as fingerprints.json records it), the router's /workers (the
 // readiness gate), a benchmark result file (the validity gate) and a plan.json (GPU counts).

@@ -1,5 +1,5 @@
 // libFuzzer target: the recipe snapshot every slurmstepd of a recipe job decodes from the user's
-// own environment (srt/snapshot.hpp, issue 25). The first byte picks what the rest is:
+// own environment (srt/snapshot.hpp). The first byte picks what the rest is:
 //   0: a whole snapshot's bytes (base64-encoded here, as the environment carries them): the
 //      envelope's CBOR, its format, version and digest checks;
 //   else: a body's CBOR, wrapped here in an envelope with the right digest, so the fuzzer reaches

@@ -7,7 +7,7 @@
 #   dry_run.sh check SRT_HELPER SOURCE_DIR   compare; on a difference show it and exit 1
 #   dry_run.sh regen SRT_HELPER SOURCE_DIR   rewrite the saved files (then review `git diff`)
 #
-# The two seed recipes (recipes/dsv4/...) are also rendered for podman and docker (issue 26):
+# The two seed recipes (recipes/dsv4/...) are also rendered for podman and docker:
 # the same profile with container_runtime podman or docker and runtime and run options as a site
 # would write them, saved under launch-dry-run/RUNTIME/recipes/....
 #
@@ -35,7 +35,8 @@ runtime_profile() {  # RUNTIME OUT: the shipped profile with that container runt
   sed "s/^container_runtime: pyxis.*/container_runtime: $1\ncontainer_runtime_args: [--log-level, warn]\ncontainer_run_args: [--ulimit, 'nofile=1048576:1048576']/" \
     etc/srt/cluster.yaml > "$2"
   # docker's as the job's user (container_user: job), podman's as the image's (the default).
-  if [[ $1 == docker ]]; then echo "container_user: job" >> "$2"; fi
+  # docker's daemon is root's: a site that runs it says its job users are trusted as root.
+  if [[ $1 == docker ]]; then printf 'container_user: job\ndocker_users_are_root: true\n' >> "$2"; fi
 }
 
 mapfile -t recipes < <(find recipes -name '*.yaml' | LC_ALL=C sort)

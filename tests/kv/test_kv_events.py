@@ -1,4 +1,4 @@
-"""KV events on one node, started straight from the Plan, without Slurm (DESIGN "KV events"):
+"""KV events on one node, started straight from the Plan, without Slurm (docs/design.md "KV events"):
 every DP rank of every worker reaches a subscriber and no two sockets bind the same address.
 
 a. offset mode (engine offsets the port by rank): each rank publishes on its own advertised port;

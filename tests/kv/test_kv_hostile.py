@@ -1,4 +1,4 @@
-"""Hostile peers on the KV-event sockets (issue 23, finding 3): kv-relay and kv-watch read from
+"""Hostile peers on the KV-event sockets (docs/security.md): kv-relay and kv-watch read from
 the network, so a frame of any size, or a subscription of any size, must not grow them without
 bound, and the relay must still stop cleanly (exit 0) on SIGTERM after whatever arrived.
 

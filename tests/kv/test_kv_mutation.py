@@ -1,12 +1,12 @@
 """The mutation test of the stand-ins: is every port the Plan sets really needed?
 
-Two 4-GPU DP-attention workers on one node with KV events in offset mode (DESIGN "The Plan":
+Two 4-GPU DP-attention workers on one node with KV events in offset mode (docs/design.md "Ports":
 ports unique across every process on the node).
 (i) as planned, both are healthy and the listening-port audit of the node is clean;
 (ii) without any ONE port-carrying flag or variable (on both workers, as a Plan that forgot to
 render it would do), ATOM's default is used twice and a worker dies with "Address already in
 use"; so does a Plan whose handshake block is one port narrower than ATOM's pp x dp x tp ranks
-(issue 22, item 1). ATOM_DP_BASE_PORT is the exception: unset, ATOM picks a random free port (the stand-in
+ATOM_DP_BASE_PORT is the exception: unset, ATOM picks a random free port (the stand-in
 binds none), so nothing collides — the audit is what catches the Plan port nobody holds.
 """
 

@@ -9,12 +9,12 @@ status=0
 fail() { echo "FAIL: $*" >&2; status=1; }
 
 # Why each list: the loader is loaded by every Slurm command on every host, so it may need
-# nothing a bare node lacks (DESIGN "SPANK plugin behaviour"); the implementation is loaded into
+# nothing a bare node lacks (docs/design.md "The SPANK plugin"); the implementation is loaded into
 # Slurm processes, so it must not bring a second libslurm (it uses the host's libslurmfull), and
-# into every slurmstepd of a recipe job, so it brings no libcrypto (SHA-256 is Nettle's: issue 25);
+# into every slurmstepd of a recipe job, so it brings no libcrypto (SHA-256 is Nettle's);
 # srt-helper is an ordinary program and links libslurm, but none of the job-step libraries
 # (ZeroMQ, cpp-httplib and its OpenSSL, spdlog's fmt): those are srt-helper-jobstep.so's, loaded
-# only by launch, kv-relay and kv-watch (issue 25).
+# only by launch, kv-relay and kv-watch.
 allowed_for() {
   local libc='libc\.so\.6|libdl\.so\.2|libpthread\.so\.0|libm\.so\.6|ld-linux-x86-64\.so\.2'
   local cxx='libstdc\+\+\.so\.6|libgcc_s\.so\.1'
@@ -24,7 +24,7 @@ allowed_for() {
   case "$1" in
     spank_srt.so) echo '^(libc\.so\.6|libdl\.so\.2)$' ;;
     srt_spank_impl.so) echo "^($libc|$cxx|$core)\$" ;;
-    # What every slurmstepd of a recipe job maps: no yaml-cpp, no libcrypto (issue 25).
+    # What every slurmstepd of a recipe job maps: no yaml-cpp, no libcrypto.
     srt_spank_node.so) echo "^($libc|$cxx|libhwloc\.so\.[0-9]+|libnettle\.so\.[0-9]+)\$" ;;
     srt-helper) echo "^($libc|$cxx|$core|$slurm)\$" ;;
     srt-helper-jobstep.so) echo "^($libc|$cxx|$core|$slurm|$jobstep)\$" ;;

@@ -26,7 +26,7 @@ observability/metrics/routes.rs, core/placement/backend/atom.rs):
 
 Lab knob (not AToMesh's): SRT_STANDIN_ROUTER_WARMUP_503_SECONDS=K answers every completion 503
 for K seconds after the router's HTTP port is bound, while /workers already lists every worker:
-a router that is up but not yet warm, as InferenceX's runs have met (issue 24).
+a router that is up but not yet warm, as InferenceX's runs have met.
 """
 
 import argparse
@@ -586,7 +586,7 @@ class Gateway:
         elif prefill.dp_rank is not None:
             kv["remote_dp_rank"] = prefill.dp_rank
         if MUTATION == "drop-remote-dp-rank":
-            # A mutation for the tests (issue 22): the router bug the decode's handshake must
+            # A mutation for the tests: the router bug the decode's handshake must
             # catch. Every rank's KV then looks like rank 0's.
             kv.pop("remote_dp_rank", None)
         decode_body = dict(body, kv_transfer_params=kv)

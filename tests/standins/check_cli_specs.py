@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Every argv the Plan gives ATOM, AToMesh and benchmark_serving.py, checked against the real
-programs' command lines (issue 22, item 4), and the stand-ins' parsers checked against the same.
+programs' command lines, and the stand-ins' parsers checked against the same.
 
 The specs are ../shared/reference/cli/*.json, extracted from the real parsers (outside the project:
 read from there, never copied; exit 77, skipped, when they are absent):
@@ -55,31 +55,58 @@ def python_type(spec):
     if not isinstance(spec, dict):
         return None
     if "__type__" in spec:
-        return {"int": int, "str": str, "float": float}[spec["__type__"]]
+        # SGLang's spec records `type=bool`-less string options as "bool" in a few places: text.
+        return {"int": int, "str": str, "float": float, "bool": str}[spec["__type__"]]
     if spec.get("__attr__") == "json.loads":
         return json.loads
+    if "__name__" in spec:
+        # A parser of the program's own (SGLang's json_list_type, vLLM's human_readable_int,
+        # TypeAdapter(...).validate_json): the program checks the value itself; here it is text.
+        return str
     raise ValueError(f"unknown type in spec: {spec}")
 
 
 def action_of(spec):
-    if isinstance(spec, dict) and spec.get("__attr__") == "argparse.BooleanOptionalAction":
+    if spec == "BooleanOptionalAction" or (isinstance(spec, dict) and
+                                           spec.get("__attr__") == "argparse.BooleanOptionalAction"):
         return argparse.BooleanOptionalAction
     return spec
 
 
+# How an argument behaves on the command line when its action is a class of the program's own
+# (SGLang's DeprecatedAction family, vLLM's LoRAParserAction): the spec's cli_behaviour, else store.
+BEHAVIOUR_ACTIONS = {"store": "store", "store_true": "store_true", "store_false": "store_false",
+                     "append": "append", "BooleanOptionalAction": argparse.BooleanOptionalAction}
+
+
 def argparse_from_spec(spec):
-    parser = SpecParser(prog=spec.get("program", "program"), add_help=True,
+    """The spec's arguments as argparse adds them (ATOM, benchmark_serving.py, SGLang, vLLM, the
+    SGLang router): argparse then decides, by the real program's rules."""
+    names_of = [arg.get("accepted") or arg["names"] for arg in spec["arguments"]]
+    own_help = any(n in ("-h", "--help") for names in names_of for n in names)
+    parser = SpecParser(prog=spec.get("program", "program"), add_help=not own_help,
                         allow_abbrev=bool(spec.get("allow_abbrev", True)))
-    for arg in spec["arguments"]:
+    for arg, names in zip(spec["arguments"], names_of):
         kwargs = {}
         for key, value in arg.get("kwargs", {}).items():
             if key == "type":
                 kwargs["type"] = python_type(value)
             elif key == "action":
                 kwargs["action"] = action_of(value)
-            elif key in ("nargs", "choices", "default", "const"):
+            elif key == "choices":
+                if isinstance(value, list) and not any(isinstance(c, dict) for c in value):
+                    kwargs["choices"] = value  # registries resolved at run time are left out
+            elif key in ("nargs", "default", "const"):
                 kwargs[key] = value
-        names = arg["accepted"]
+        if isinstance(kwargs.get("action"), dict) or "cli_behaviour" in arg:
+            kwargs["action"] = BEHAVIOUR_ACTIONS[arg.get("cli_behaviour") or "store"]
+        if kwargs.get("action") in ("store_true", "store_false", argparse.BooleanOptionalAction):
+            for key in ("type", "nargs", "choices", "const"):
+                kwargs.pop(key, None)
+        if kwargs.get("action", "store") in ("store", "append") and kwargs.get("nargs") != "?":
+            kwargs.pop("const", None)  # argparse takes a const there only with nargs="?"
+        if isinstance(kwargs.get("default"), (dict, list)) or kwargs.get("type") in (int, float):
+            kwargs.pop("default", None)  # unresolved expressions; not what a parse accepts or refuses
         if kwargs.get("action") is argparse.BooleanOptionalAction:
             names = [n for n in names if not n.startswith("--no-")]  # the action adds those
         parser.add_argument(*names, **kwargs)

@@ -1,6 +1,6 @@
 // Each process's container as the Plan decides it, independent of the runtime that starts it:
 // the image, what is mounted where, which devices, which limits. The helper only renders it as
-// pyxis, bwrap or none flags (helper/launch/container.cpp). Being in the Plan, an image, mount
+// pyxis, bwrap or none flags (jobstep/launch/container.cpp). Being in the Plan, an image, mount
 // or device that changes changes the digest every node and the launcher compare.
 #pragma once
 #include <cstdint>

@@ -1,4 +1,4 @@
-// What a task sees from srt-spank (DESIGN "The environment contract"). How the validated recipe
+// What a task sees from srt-spank (docs/design.md "The environment contract"). How the validated recipe
 // travels from the submit host to every node is srt/snapshot.hpp.
 #pragma once
 #include <string>
@@ -25,7 +25,7 @@ struct NodeGrant {
   std::string host_ip;          // the node's data address, checked on its own interfaces ("" = the Plan's)
 };
 
-// A worker step's per-node binding (DESIGN "How ATOM really runs"): the GPU-visibility set, the
+// A worker step's per-node binding (docs/design.md "How ATOM runs"): the GPU-visibility set, the
 // paired NICs (ib_device), NUMA nodes, CPU list and the Mooncake topology, from this node's
 // topology. A node without GPUs in its topology keeps the Plan's environment.
 void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& grant, const Profile& profile);

@@ -1,6 +1,6 @@
 // Which address every node is reached at on the data network: the one that carries the KV
 // bytes (with Mooncake over TCP, ATOM_HOST_IP decides the NIC, and ATOM forces TCP-only), the
-// router's calls to the workers and the DP master (DESIGN "addresses"; issue 22 item 3).
+// router's calls to the workers and the DP master (docs/design.md "Addresses and the data network").
 //
 // No node asks another for its address: every node derives every address from the same inputs,
 // the job's node names and the cluster profile, through the site's own name service:
@@ -38,8 +38,14 @@ bool is_loopback_ipv4(const std::string& address);
 // The name data_network.name_pattern gives `node`.
 std::string data_network_name(const Profile& profile, const std::string& node);
 
-// name -> its IPv4 addresses in the resolver's order (empty: it does not resolve).
-using NameResolver = std::function<std::vector<std::string>(const std::string& name)>;
+// How long a node may wait for all of its job's names together (slurmapi/addresses.cpp looks
+// them up at once): glibc's resolver gives one unreachable name server 5 s and tries twice
+// (resolv.conf(5) "timeout", "attempts"), so a name that has no answer in 10 s has none coming.
+inline constexpr int kNameResolveSeconds = 10;
+
+// name -> its IPv4 addresses in the resolver's order (empty: it does not resolve; nullopt: the
+// name service gave no answer before the deadline).
+using NameResolver = std::function<std::optional<std::vector<std::string>>(const std::string& name)>;
 
 struct DataAddresses {
   std::map<std::string, std::string> by_node;  // node -> address (only nodes that have one)

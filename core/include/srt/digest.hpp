@@ -10,8 +10,8 @@ std::string sha256_hex(std::string_view bytes);
 
 // Incremental SHA-256 for data that is never materialised in one buffer (the Plan's canonical
 // encoding). Nettle, not libcrypto: the implementation is loaded into every slurmstepd of a
-// recipe job, and Nettle's 300 KiB map where libcrypto's 4.5 MiB did (issue 25). Nettle buffers
-// a partial block itself, so one call per field costs a call and a copy, no more.
+// recipe job, and Nettle's 300 KiB map where libcrypto's 4.5 MiB did (docs/performance.md). Nettle
+// buffers a partial block itself, so one call per field costs a call and a copy, no more.
 class Sha256 {
  public:
   Sha256();

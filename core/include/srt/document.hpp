@@ -65,6 +65,11 @@ struct ReadOptions {
 
 Document parse_yaml(const std::string& text, const std::string& name, const ReadOptions& opts = {});
 
+// `root` as YAML text, written by yaml-cpp's emitter (key order kept) so that parse_yaml() reads
+// back the same value: strings YAML 1.1 would read as another type ("1", "true", "08:00:00") are
+// quoted. A non-empty header_comment becomes the first line, "# <header_comment>".
+std::string emit_yaml(const Json& root, const std::string& header_comment = {});
+
 // Key-path helpers shared by the loaders: "a.b[2].c".
 std::string join_path(const std::string& parent, const std::string& key);
 std::string index_path(const std::string& parent, std::size_t index);

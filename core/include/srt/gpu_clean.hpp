@@ -1,11 +1,11 @@
-// Clean GPUs before any worker starts (issue 24, item 3). InferenceX's MI355X runs lost hours to
-// GPUs the previous job left busy (168 GiB per GPU three hours later in one case): the new
-// workers then die of out-of-memory after a model load, or run slowly beside a ghost. On every
-// node, before the first worker, `srt-helper gpu-check` asks ROCm SMI which processes hold the
-// job's GPUs and how much VRAM each GPU has in use; this judge says what to end and what stops
-// the job. It ends only what is ours: a process of the job's own user left by an earlier job
-// that is no longer running (or by this job itself). Anything else is named, with node, GPU,
-// PID and memory, and the job stops before a worker starts.
+// Clean GPUs before any worker starts (docs/design.md "The batch step"). InferenceX's MI355X runs
+// lost hours to GPUs the previous job left busy (168 GiB per GPU three hours later in one case):
+// the new workers then die of out-of-memory after a model load, or run slowly beside a ghost. On
+// every node, before the first worker, `srt-helper gpu-check` asks ROCm SMI which processes hold
+// the job's GPUs and how much VRAM each GPU has in use; this judge says what to end and what stops
+// the job. It ends only what is ours: a process of the job's own user left by an earlier job that
+// is no longer running (or by this job itself). Anything else is named, with node, GPU, PID and
+// memory, and the job stops before a worker starts.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -60,7 +60,7 @@ std::string format_bytes(std::uint64_t bytes);
 
 namespace srt {
 
-// The launcher's own pyxis containers of other images (issue 24, item 3). It names one
+// The launcher's own pyxis containers of other images. It names one
 // container per image, `--container-name=srt-<12 hex of the image's sha256>`; with pyxis's
 // default container_scope=global (pyxis 0.24 config.c) enroot keeps it as `pyxis_srt-<hex>`
 // across jobs, so the next job of the same image skips the import. Those of images this job

@@ -1,4 +1,4 @@
-// The one way a job is planned (DESIGN "The Plan"): from what every node has, the snapshot's
+// The one way a job is planned (docs/design.md "The Plan"): from what every node has, the snapshot's
 // recipe bytes, the cluster profile and the job's facts. The submit-side check, every
 // slurmstepd, the launcher and `srt-helper plan` call it, so none of them can read the recipe
 // or assemble the Plan's inputs differently and end up with another digest.

@@ -1,5 +1,5 @@
 // The Plan: one pure, deterministic function of (recipe, profile, node list, job id), computed the
-// same by the submit-side check, every slurmstepd and srt-helper (DESIGN "The Plan").
+// same by the submit-side check, every slurmstepd and srt-helper (docs/design.md "The Plan").
 #pragma once
 #include <cstdint>
 #include <map>
@@ -47,6 +47,11 @@ inline constexpr const char* kBenchmarkPointsVariable = "SRT_BENCHMARK_CONCURREN
 // Every port a process binds, by what it is for. Names appear only where the Plan is shown
 // (plan.json, port-check words, `srt-helper plan`), through each().
 struct ProcessPorts {
+  std::vector<int> bootstrap;  // SGLang --disaggregation-bootstrap-port (prefill)
+  // Ports a program derives from another it is given and binds without being told: SGLang's DP
+  // attention block (--port+13, --port+233..239; or dist-init+1..6, +13)
+  std::vector<int> derived;
+  std::vector<int> dist_init;  // SGLang --dist-init-addr port (a multi-node worker's leader)
   std::vector<int> dp_base;    // ATOM_DP_BASE_PORT (DP ranks' rendezvous)
   std::vector<int> dp_master;  // ATOM_DP_MASTER_PORT
   std::vector<int> engine;     // ATOM --port
@@ -55,13 +60,16 @@ struct ProcessPorts {
   std::vector<int> kv_events;  // a worker's per-rank KV-event block (offset), a kv-relay's output
   std::vector<int> kv_ingress; // a kv-relay's loopback ingress, which its worker's ranks connect to
   std::vector<int> metrics;    // the router's --prometheus-port
+  std::vector<int> nccl;       // SGLang --nccl-port (torch TCPStore)
+  std::vector<int> scan;       // vLLM's VLLM_PORT: the range its get_open_port() scans from the first
 
   // f(name, ports) for each kind the process binds, in name order.
   template <typename F>
   void each(F&& f) const {
     const std::pair<const char*, const std::vector<int>*> kinds[] = {
-        {"dp_base", &dp_base}, {"dp_master", &dp_master}, {"engine", &engine}, {"handshake", &handshake},
-        {"http", &http}, {"kv_events", &kv_events}, {"kv_ingress", &kv_ingress}, {"metrics", &metrics}};
+        {"bootstrap", &bootstrap}, {"derived", &derived}, {"dist_init", &dist_init}, {"dp_base", &dp_base}, {"dp_master", &dp_master}, {"engine", &engine}, {"handshake", &handshake},
+        {"http", &http}, {"kv_events", &kv_events}, {"kv_ingress", &kv_ingress}, {"metrics", &metrics},
+        {"nccl", &nccl}, {"scan", &scan}};
     for (const auto& [name, ports] : kinds)
       if (!ports->empty()) f(name, *ports);
   }
@@ -71,8 +79,10 @@ struct ProcessPorts {
     return n;
   }
   bool operator==(const ProcessPorts& o) const {
-    return dp_base == o.dp_base && dp_master == o.dp_master && engine == o.engine && handshake == o.handshake &&
-           http == o.http && kv_events == o.kv_events && kv_ingress == o.kv_ingress && metrics == o.metrics;
+    return bootstrap == o.bootstrap && derived == o.derived && dist_init == o.dist_init && nccl == o.nccl &&
+           dp_base == o.dp_base && dp_master == o.dp_master && engine == o.engine && handshake == o.handshake &&
+           http == o.http && kv_events == o.kv_events && kv_ingress == o.kv_ingress && metrics == o.metrics &&
+           scan == o.scan;
   }
   bool operator!=(const ProcessPorts& o) const { return !(*this == o); }
 };
@@ -99,10 +109,18 @@ struct Process {
   Probe readiness;
   std::string log_file;                // file name in the job's log directory
   bool critical = true;
+  // The engine picks its GPUs by physical index on its command line (vLLM's --device-ids), so its
+  // step must not narrow the GPU visibility variable: under one, vLLM reads the indices as
+  // positions in it (vllm/engine/arg_utils.py, device_ids).
+  bool gpus_in_argv = false;
   ContainerSpec container;             // what the step runs in, whatever the runtime
+  // The engine or frontend adapter that made it ("atom", "sglang", "atomesh", "sglang-router";
+  // "" for the benchmark and kv-relays): what the stall watch reads and teardown sweeps
+  // (srt/engines.hpp).
+  std::string adapter;
 };
 
-// How KV events leave the engines (DESIGN "KV events"): not at all, each rank on its own port
+// How KV events leave the engines (docs/design.md "KV events"): not at all, each rank on its own port
 // (offset), or every rank into its worker's kv-relay (relay).
 enum class KvMode { off, offset, relay };
 const char* to_string(KvMode mode);  // "off", "offset", "relay"
@@ -120,7 +138,10 @@ struct Plan {
   EnvList job_env;                     // the contract's job-level variables, same on every node
   std::string digest;                  // plan_digest() of everything above
 
+  // The process of that name: a worker's leader (node rank 0) when it spans nodes.
   const Process* find(const std::string& name) const;
+  // The process of that name on one node (a multi-node worker has one per node).
+  const Process* find(const std::string& name, int node_index) const;
   std::vector<const Process*> on_node(int node_index) const;
 };
 
@@ -143,6 +164,12 @@ void apply_binding(Process& worker, const WorkerBinding& binding, const std::str
                    const Profile& profile, std::uint64_t job_id);
 
 Json plan_to_json(const Plan& plan);
+
+// Whether plan_to_json and plan_digest show a process's adapter: not ATOM's nor AToMesh's, which
+// every Plan before the adapters ran, so those Plans keep their digests and JSON.
+inline bool adapter_shown(const Process& p) {
+  return !p.adapter.empty() && p.adapter != "atom" && p.adapter != "atomesh";
+}
 
 // SHA-256 of the Plan's canonical encoding (every field plan_to_json shows, except the digest).
 std::string plan_digest(const Plan& plan);

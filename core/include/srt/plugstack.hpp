@@ -1,5 +1,5 @@
-// Slurm's plugstack.conf as Slurm reads it (src/common/plugstack.c, 22.05; reference/spank-api.md
-// 1.7), so srt-helper doctor can say whether spank_srt.so is reached, from which file and line,
+// Slurm's plugstack.conf as Slurm reads it (src/common/plugstack.c, Slurm
+// 22.05), so srt-helper doctor can say whether spank_srt.so is reached, from which file and line,
 // and with which arguments. Grammar: "required|optional PATH [ARG...]" or "include GLOB"; '#'
 // starts a comment anywhere; words split on whitespace only; a relative include glob resolves
 // against the including file's directory; an include that matches nothing is not an error.
@@ -42,6 +42,11 @@ PlugstackWalk walk_plugstack(const std::string& path, const PlugstackFs& fs);
 
 // The lines among `walk.plugins` whose file name is `plugin_file` (e.g. "spank_srt.so").
 std::vector<PlugstackEntry> find_plugin(const PlugstackWalk& walk, const std::string& plugin_file);
+
+// Whether spank_srt.so accepts `arg` on its plugstack.conf line (profile=, cache_dir=,
+// topology=, impl=, timing): the plugin refuses any other and doctor reports it, from this one list.
+bool is_srt_plugin_argument(const std::string& arg);
+inline constexpr const char* kSrtPluginArguments = "profile=PATH, cache_dir=DIR, topology=XML, impl=PATH or timing";
 
 // "profile=/etc/srt/cluster.yaml" -> value of `key` among args, or nullopt.
 std::optional<std::string> plugin_argument(const PlugstackEntry& entry, const std::string& key);

@@ -1,5 +1,5 @@
 // Every port the Plan has a process bind, per node, and the "NODE:PORT:WHAT" words the launcher
-// hands `srt-helper port-check` (issue 23, finding 5). Before the first worker starts, each node
+// hands `srt-helper port-check` (docs/design.md "Ports"). Before the first worker starts, each node
 // binds each of its ports once: a port another job or program holds ends the job there, naming
 // node, port and the process that wanted it, instead of a worker dying later of EADDRINUSE (or,
 // worse, a health probe finding another job's worker on that port).

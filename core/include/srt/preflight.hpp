@@ -1,6 +1,7 @@
 // Preflight: what an image holds (a Fingerprint, from the probe srt-helper runs inside it), what
 // a role needs from it, and whether it is what the recipe's `identity` declares
-// (reference/srt-slurm.md 1.1, 2.5). Pure: the probe's JSON in, verdicts out.
+// (srtctl's identity and per-worker srun, src/srtctl/cli/mixins/worker_stage.py). Pure: the probe's
+// JSON in, verdicts out.
 #pragma once
 #include <map>
 #include <string>
@@ -86,7 +87,9 @@ struct IdentityMismatch {
   std::string field;                      // identity.frameworks.atom, identity.container.image
   std::string expected, found;            // found: "unknown" when the image did not tell
   std::string where;                      // "prefill:0 on node1"
+  std::string role, node;                 // the fingerprint's, for the job's one-line reason
   std::string line() const;
+  std::string cause() const;              // line() without where
 };
 std::vector<IdentityMismatch> compare_identity(const Identity& identity, const std::vector<Fingerprint>& prints);
 

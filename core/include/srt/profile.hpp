@@ -54,6 +54,16 @@ struct Profile {
   // as InferenceX's legacy launcher ran); job: the job's user (--user UID:GID), as pyxis runs
   // it, so that the results and logs it writes are the user's.
   std::string container_user = "image";
+  // docker: its daemon runs as root and whoever may reach its socket is root on the node
+  // (https://docs.docker.com/engine/security/#docker-daemon-attack-surface). srt-spank refuses
+  // a rootful docker unless the profile says in these words that the job users are trusted as
+  // root (docs/security.md "Container runtimes").
+  bool docker_users_are_root = false;
+  // Host path prefixes a recipe's container_mounts and extra_mount may come from (a path
+  // equal to one, or below it). Empty = the built-in rule: any path except the node's system
+  // directories (srt/mount_policy.hpp). Devices come only from the profile (gpu_devices,
+  // default_mounts, rdma_mounts), never from a recipe.
+  std::vector<std::string> recipe_mount_prefixes;
   // The GPU device nodes every container gets (host -> container): pyxis binds them, podman and
   // docker pass --device, bwrap shows the host's whole /dev.
   EnvList gpu_devices = {{"/dev/kfd", "/dev/kfd"}, {"/dev/dri", "/dev/dri"}};
@@ -84,6 +94,13 @@ struct Profile {
   std::string topology_cache_dir = "/var/cache/srt";
   std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
   std::vector<std::string> router_command = {"atomesh"};
+  // SGLang's worker and router, as srtctl starts them (the lab runs stand-ins).
+  std::vector<std::string> sglang_command = {"python3", "-m", "sglang.launch_server"};
+  std::vector<std::string> sglang_router_command = {"python", "-m", "sglang_router.launch_router"};
+  // `vllm serve` (a direct worker may name another binary: the recipe's engine.vllm_serve_binary
+  // replaces the first word), and the vLLM Router's binary.
+  std::vector<std::string> vllm_command = {"vllm", "serve"};
+  std::vector<std::string> vllm_router_command = {"vllm-router"};
   std::map<std::string, std::string> node_addresses;  // fixed name -> address map (optional)
   // The data network (srt/data_network.hpp): the name each node is resolved by ({node} is the
   // node's name; "" = the name itself), and the IPv4 network every address must lie in ("" = any).

@@ -10,6 +10,8 @@ namespace srt {
 // The sum of every sample of `metric` (all label sets), e.g. mesh_http_responses_total over its
 // status codes; nullopt when no sample of that exact name is in `text`. Non-finite values are
 // skipped.
-std::optional<double> prometheus_sum(std::string_view text, std::string_view metric);
+// `label` (e.g. `status_code="200"`, written as the exposition writes it): only the samples whose
+// label set holds that pair; "" = all.
+std::optional<double> prometheus_sum(std::string_view text, std::string_view metric, std::string_view label = {});
 
 }  // namespace srt

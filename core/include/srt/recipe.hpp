@@ -1,5 +1,5 @@
-// The recipe: srt-slurm's v1 layout, as srtctl reads it (reference/srt-slurm.md section 1). A
-// 2.x `schema: 2` recipe is normalized into the same model (reference/srt-slurm-v2.md).
+// The recipe: srt-slurm's v1 layout, as srtctl reads it (src/srtctl/core/schema.py). A 2.x
+// `schema: 2` recipe is normalized into the same model (docs/design.md "Recipe formats").
 #pragma once
 #include <optional>
 #include <string>
@@ -57,6 +57,9 @@ struct Backend {
   // Mooncake moves KV bytes over RDMA unless the recipe says tcp.
   bool mooncake_over_rdma() const { return mooncake_protocol.empty() || mooncake_protocol == "rdma"; }
   bool enable_kv_events = false;
+  // vLLM: the visibility variable instead of --device-ids; the direct worker's binary ("" = vllm).
+  bool set_visible_devices = false;
+  std::string vllm_serve_binary;
   Json prefill_config = Json::object();     // <type>_config.prefill: engine flags as written
   Json decode_config = Json::object();
   Json aggregated_config = Json::object();
@@ -85,6 +88,7 @@ struct Benchmark {
   std::string container_image;
   bool colocate_with_frontend = true;
   bool client_dedicated_node = false;
+  bool stream_output = false;          // the client's output also in the job's console (srtctl v2.18)
 };
 
 struct HealthCheck {

@@ -2,7 +2,7 @@
 // file per concurrency), the per-GPU and per-user figures InferenceX publishes, a text table and
 // the throughput-vs-interactivity picture.
 //
-// Inputs, as a job leaves them (reference/srt-slurm.md §2.9):
+// Inputs, as a job leaves them (InferenceX's runners/launch_mi355x-amds-srt.sh):
 //   <run>/fixed-seq/<name>-c<N>.json   benchmark_serving.py --save-result, one per concurrency
 //   <run>/plan.json                    the Plan (srt-helper launch): worker processes and GPUs
 //   <run>/status.json                  optional: "concurrencies" expected, "benchmark_exit_codes"

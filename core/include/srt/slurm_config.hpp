@@ -1,6 +1,7 @@
 // What srt-helper doctor reads from Slurm's own tools: `scontrol show config` (Key = Value
 // lines) and `scontrol --version` ("slurm 22.05.8"). A SPANK plugin loads only in the Slurm
-// major.minor it was built for (reference/spank-api.md 0.1), so versions are compared as series.
+// major.minor it was built for (Slurm's src/common/plugin.c compares plugin_version), so versions
+// are compared as series.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,7 +1,7 @@
 // How the validated recipe travels from the submit host to every node and to the launcher: the
-// snapshot, SLURM_SPANK_SRT_SNAPSHOT in the job's environment (README "The snapshot").
+// snapshot, SLURM_SPANK_SRT_SNAPSHOT in the job's environment (docs/design.md "The snapshot").
 //
-// Format 2 (issue 25) carries the recipe and the profile as the submit side read them (JSON
+// Format 2 carries the recipe and the profile as the submit side read them (JSON
 // values, YAML's meaning already decided), so a node plans without a YAML parser: slurmstepd
 // never maps yaml-cpp. The node still checks everything again (schema, rules, the Plan): the
 // snapshot is the user's environment and proves nothing by itself. The profile's document is
@@ -12,12 +12,13 @@
 #include "srt/document.hpp"
 #include "srt/profile.hpp"
 #include "srt/recipe.hpp"
+#include "srt/snapshot_env.h"  // SRT_SNAPSHOT_JOB_ENV: where a job carries it
 
 namespace srt {
 
 struct RecipeSource;
 
-// 1: JSON with the recipe's YAML text (srt-spank before issue 25). 2: CBOR with the documents.
+// 1: JSON with the recipe's YAML text (srt-spank before the node library). 2: CBOR with the documents.
 inline constexpr int kSnapshotFormat = 2;
 // One line of base64 in an environment variable: Linux refuses an execve whose single
 // environment string is over 128 KiB, so the whole snapshot stays well under that.

@@ -1,5 +1,5 @@
 // What `srt-helper submit` hands to sbatch, and how a finished job's results are judged and named
-// (reference/srt-slurm.md 2.1 step 4, 2.9 and 2.10: srtctl's directives, InferenceX's contract).
+// (srtctl's templates/job_script_minimal.j2; InferenceX's runners/launch_mi355x-amds-srt.sh).
 #pragma once
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
-// A node's GPUs, their paired NICs and CPU locality (reference/mi355x-topology.md), and the
-// per-worker binding derived from it (DESIGN "How ATOM really runs").
+// A node's GPUs, their paired NICs and CPU locality (hwloc, ROCm SMI), and the per-worker
+// binding derived from it (docs/design.md "How ATOM runs").
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -132,7 +132,7 @@ NodeTopology read_topology_xml(const std::string& path);
 //
 // The cache holds what hwloc's walk derived (GPUs, their NICs, NUMA nodes and cpusets) as a small
 // versioned JSON, not hwloc's XML: a slurmstepd reads it back without hwloc parsing a whole
-// topology (issue 25). ROCm SMI and the partition mode are asked again on every load.
+// topology (docs/performance.md). ROCm SMI and the partition mode are asked again on every load.
 
 std::string encode_topology_cache(const NodeTopology& topo);
 // srt::Error naming `source` for anything this version did not write (another format or

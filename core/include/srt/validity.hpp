@@ -2,7 +2,7 @@
 // verdict and InferenceX's copies) and `report` (a point's state). A planned concurrency point
 // fails without a result, with no completed request or no output token, or with more than 5 %
 // of its prompts failed (benchmark_serving.py's own exit rule; report::point_from_result holds
-// the rules). Pure: the caller reads the files (helper/results.hpp).
+// the rules). Pure: the caller reads the files (srt/result_files.hpp).
 #pragma once
 #include <map>
 #include <string>

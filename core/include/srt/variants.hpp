@@ -1,6 +1,6 @@
 // srt-slurm variants files: a top-level `base:` plus `override_<s>:` and `zip_override_<g>:`
-// sections, each expanding into one or more standalone recipes (reference/srt-slurm-v2.md
-// section 5; srtctl 2.0 `core/config.py`, generate_override_configs). And `FILE:SELECTOR`, the
+// sections, each expanding into one or more standalone recipes (NVIDIA/srt-slurm docs/overrides.md
+// @ 6fdfb80d; srtctl 2.0 `core/config.py`, generate_override_configs). And `FILE:SELECTOR`, the
 // way a command line names one variant or a group of them (`srtctl apply -f file.yaml:<sel>`).
 //
 // Pure: Documents in, Documents out. Reading files and checking that a path exists belong to
@@ -50,7 +50,7 @@ struct RecipeRef {
 // the caller does the file system check). Anything else is a path as written.
 RecipeRef split_recipe_ref(const std::string& arg, const std::function<bool(const std::string&)>& exists);
 
-// srtctl's --set/--unset on a variants file (reference/srt-slurm-v2.md section 6): a --set is
+// srtctl's --set/--unset on a variants file (srtctl 2.0's core/overrides.py): a --set is
 // written into `base` and every override_*, and inside every zip_override_* as a one-element list
 // (so it broadcasts); an --unset removes the key everywhere (a warning only when it was nowhere).
 // file.overrides gets the key paths as the variants see them.

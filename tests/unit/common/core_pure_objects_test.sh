@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pure parts of core do no I/O (issue 19): no object of srt_core outside its I/O edge
+# The pure parts of core do no I/O: no object of srt_core outside its I/O edge
 # references open/fopen/getenv/posix_spawn/fork/exec/popen/opendir/dlopen, file streams or the
 # std::filesystem calls that touch the disk, and no object of srt_core calls a function of srt
 # that srt_core does not define (the machine edge, sys/, and the helper sit above core, never

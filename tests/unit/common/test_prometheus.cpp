@@ -39,3 +39,19 @@ TEST_CASE("prometheus_sum skips what does not parse", "[prometheus]") {
   const std::string junk(1 << 16, '{');
   CHECK_FALSE(srt::prometheus_sum("x" + junk, "x"));
 }
+
+// M3 (docs/security.md): the stall watch counts the router's 200 answers only.
+TEST_CASE("prometheus_sum with a label counts only the samples that hold it", "[prometheus]") {
+  const std::string mesh =
+      "mesh_http_responses_total{status_code=\"200\",error_code=\"\"} 318\n"
+      "mesh_http_responses_total{status_code=\"503\",error_code=\"no_workers\"} 2\n"
+      "mesh_http_responses_total{error_code=\"x\",status_code=\"200\"} 1\n"
+      "mesh_http_responses_total{status_code=\"2000\"} 50\n"
+      "mesh_http_responses_total{xstatus_code=\"200\"} 60\n"
+      "mesh_http_responses_total{model=\"a,status_code=\\\"200\\\"\"} 70\n"
+      "mesh_http_responses_total 80\n";
+  CHECK(srt::prometheus_sum(mesh, "mesh_http_responses_total", "status_code=\"200\"") == 319.0);
+  CHECK(srt::prometheus_sum(mesh, "mesh_http_responses_total", "status_code=\"503\"") == 2.0);
+  CHECK_FALSE(srt::prometheus_sum(mesh, "mesh_http_responses_total", "status_code=\"404\""));
+  CHECK(srt::prometheus_sum(mesh, "mesh_http_responses_total") == 581.0);
+}

@@ -1,8 +1,8 @@
 #!/bin/bash
-# srt-helper clean-containers' own answers (issue 26) without containers: a job id that is not
+# srt-helper clean-containers' own answers without containers: a job id that is not
 # one (exit 2, said), a profile whose runtime starts none (exit 0, said), a runtime not installed
-# on the node (exit 0, said), and this host's podman with none of the job's (exit 0). The lab's
-# container tests show it removing real ones.
+# on the node (exit 0, said), and this host's podman with none of the job's (exit 0); as root, a
+# job user's rootless store asked as that user. The lab's container tests show it removing real ones.
 #   clean_containers_test.sh SRT_HELPER SOURCE_DIR
 set -uo pipefail
 helper=$1
@@ -38,6 +38,36 @@ if command -v podman >/dev/null; then
   expect 0 "node n1: no container of job 424242" --job-id 424242 --runtime podman --node n1
 else
   echo "skipped: podman is not installed (scripts/install-deps.sh installs it)"
+fi
+# M1 (docs/security.md): rootless podman keeps a user's containers in that user's store, which
+# root's `podman ps` does not see. As root in an Epilog (SLURM_JOB_UID set), clean-containers
+# also asks the job user's store, as that user and with nothing of the caller's environment.
+# A stand-in podman shows a container of job 7 only to uid 65534 until that uid removes it.
+if (( EUID == 0 )) && getent passwd 65534 >/dev/null; then
+  mkdir -p "$tmp/fake"
+  chmod 755 "$tmp" "$tmp/fake"
+  mkdir -m 1777 "$tmp/state"
+  install -m 666 /dev/null "$tmp/state/calls"  # both uids append to it
+  cat >"$tmp/fake/podman" <<SH
+#!/bin/sh
+echo "uid=\$(id -u) \$(env | sort | tr '\n' ' ')" >> $tmp/state/calls
+case "\$1" in
+  ps) [ "\$(id -u)" = 65534 ] && [ ! -e $tmp/state/removed ] && echo "0123456789abcdef srt-7-0" ;;
+  rm) [ "\$(id -u)" = 65534 ] && touch $tmp/state/removed ;;
+esac
+exit 0
+SH
+  chmod 755 "$tmp/fake/podman"
+  envs=(SLURM_JOB_ID= SLURM_JOB_UID=65534 SRT_LEAK=1 PATH="$tmp/fake:/usr/bin:/bin")
+  expect 0 "removed 1 container\(s\) of job 7 in uid 65534's store: srt-7-0" --job-id 7 --runtime podman --node n1
+  grep -q '^uid=65534 ' "$tmp/state/calls" || { echo "FAIL: the user's store was not asked as uid 65534"; failures=$((failures + 1)); }
+  if grep '^uid=65534 ' "$tmp/state/calls" | grep -q SRT_LEAK; then
+    echo "FAIL: the caller's environment reached the user's podman"; failures=$((failures + 1))
+  else
+    echo "as expected: uid 65534's podman ran without the caller's environment"
+  fi
+else
+  echo "skipped: the job user's store case needs root and uid 65534"
 fi
 (( failures == 0 )) && echo "PASS: clean-containers"
 exit $(( failures > 0 ))

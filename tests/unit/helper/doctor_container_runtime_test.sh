@@ -1,5 +1,5 @@
 #!/bin/bash
-# srt-helper doctor's container-runtime check (issue 26) with this host's real runtimes: a
+# srt-helper doctor's container-runtime check with this host's real runtimes: a
 # runtime that is not installed, GPU devices that are not on the node, podman's default limits
 # above this host's hard limits (what runc refuses here), and a profile that gets it right.
 # The podman cases skip, saying so, where podman is not installed.

@@ -1,6 +1,6 @@
 #!/bin/bash
-# srt-helper doctor's data-network check on this host's real interfaces and resolver (issue 22,
-# item 3): the address the profile's rules give the node, the interface holding it, and a FAIL
+# srt-helper doctor's data-network check on this host's real interfaces and resolver: the
+# address the profile's rules give the node, the interface holding it, and a FAIL
 # naming the node for an address that is not the node's, a name that does not resolve and a
 # loopback answer.
 #   doctor_data_network_test.sh SRT_HELPER SOURCE_DIR

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # srt-helper gpu-check, the clean-GPU check the launcher runs on every node before the first
-# worker (issue 24, item 3), with the real ROCm SMI library on a fake /sys (bound over /sys in a
+# worker, with the real ROCm SMI library on a fake /sys (bound over /sys in a
 # private mount namespace, as rsmi_namespace does): another user's process on a GPU of the job is
 # named with node, GPU, PID and memory (exit 1) and left alone; one of this user's outside any
 # Slurm job is named too, never ended; a GPU that is not the job's is not judged; memory no

@@ -30,13 +30,14 @@ declare -A want_nodes=(
   [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]=7
   [tests/fixtures/recipes/good/sglang-type-omitted.yaml]=2
 )
+# Recipes srt-spank validates but does not plan: what make_plan names as not planned yet.
 declare -A not_planned=(
-  [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]=sglang
-  [tests/fixtures/recipes/good/sglang-type-omitted.yaml]=sglang
+  [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]="frontend\\.type 'dynamo'"
+  [tests/fixtures/recipes/good/sglang-type-omitted.yaml]="frontend\\.type 'dynamo'"
 )
 declare -A want_note=(
   [tests/fixtures/recipes/good/agg-direct.yaml]="frontend.type=atom"
-  [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]="backend.type=sglang, benchmark.type=sa-bench, sweep, profiling.type=nsys, frontend.enable_multiple_frontends"
+  [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]="benchmark.type=sa-bench, sweep, profiling.type=nsys, frontend.enable_multiple_frontends"
   [tests/fixtures/recipes/good/sglang-type-omitted.yaml]="frontend.enable_multiple_frontends"
 )
 
@@ -137,7 +138,7 @@ for r in "${good[@]}"; do
   [ "$n" = 1 ] && nodelist="lab-n1"
   # Recipes srt-spank validates but does not plan (other backends): a clear refusal, no Plan.
   if [ -n "${not_planned[$rel]:-}" ]; then
-    refusal="^srt-helper: backend\.type '${not_planned[$rel]}' can be validated but not planned yet; "
+    refusal="^srt-helper: ${not_planned[$rel]} can be validated but not planned yet; "
     run 1 "$refusal" -- plan --profile "$profile" --nodelist "$nodelist" "$r" && stdout_is ""
     run 1 "$refusal" -- plan --json --profile "$profile" --nodelist "$nodelist" "$r" && stdout_is ""
     continue

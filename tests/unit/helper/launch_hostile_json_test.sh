@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The launcher reads JSON that the job's own steps write (issue 23, finding 4): here the
+# The launcher reads JSON that the job's own steps write: here the
 # preflight probes' answers, written by a faked srun, with fields of the wrong type (the engine
 # "found": "yes", a GPU count "eight"), then nested a million levels deep. Each time the job must
 # end as a failed job, as every failure does: exit 1, status.json "failed" with the reason,

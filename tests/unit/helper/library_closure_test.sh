@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What each srt-helper subcommand loads (issue 25): the user-facing ones (validate, nodes, plan,
+# What each srt-helper subcommand loads: the user-facing ones (validate, nodes, plan,
 # doctor's help) load no ZeroMQ, cpp-httplib, OpenSSL or spdlog; those are the job-step module's
 # (srt-helper-jobstep.so), which the job-step subcommands load, and only they. Read from ld.so's
 # own account (LD_DEBUG=libs: each library it initialises), not from timing or /proc sampling.

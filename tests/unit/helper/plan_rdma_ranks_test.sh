@@ -1,6 +1,6 @@
 #!/bin/bash
 # srt-helper plan --topology shows, for Mooncake over RDMA, what each rank of each worker does with
-# its NICs (issue 22, item 5): it opens every NIC of its topology file, and sends over the one its
+# its NICs: it opens every NIC of its topology file, and sends over the one its
 # GPU is paired with, which is the rank's own entry of the ATOM_MOONCAKE_IB_DEVICE list the same
 # Plan gives the worker. Over TCP there is nothing to show.
 #   plan_rdma_ranks_test.sh SRT_HELPER SOURCE_DIR

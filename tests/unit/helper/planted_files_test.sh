@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Another user plants files where srt-helper writes (issue 23, findings 1 and 2). Two uids
+# Another user plants files where srt-helper writes. Two uids
 # without accounts (setpriv): an attacker and a victim whose 0700 home holds authorized_keys,
 # a .bashrc and a secret. The results_root is shared (1777), as a site's results share is.
 #   launch: the attacker creates <results_root>/<jobid> before the victim's job (job ids are
@@ -249,7 +249,7 @@ case_submit() {
   echo "PASS: submit --set writes the effective recipe in a private directory and removes it"
 }
 
-# run --resume RESULTS/JOBID (issue 24): only a tree of the victim's own that nobody else can
+# run --resume RESULTS/JOBID: only a tree of the victim's own that nobody else can
 # write, whose recipe.yaml is a regular file with status.json's digest, with the same profile;
 # each refusal says why, submits nothing and leaves the home alone. The good tree's recipe goes
 # to sbatch from a private directory, with --points for the points it lacks.
@@ -296,6 +296,19 @@ case_resume() {
   as_attacker cp "$dir/status.json" "$dir/plan.json" "$dir/recipe.yaml" "$forged/"
   refused "a tree the attacker made" "$forged is owned by uid $attacker" "$forged" --profile "$profile"
 
+  # L6 (docs/security.md): a second resume of a tree being resumed would rewrite its status.json
+  # from what it read first; it is refused while the first holds the tree's lock.
+  # The holder keeps the lock until $work/release exists (at most 60 s).
+  as_victim /usr/bin/python3 -c 'import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)
+for _ in range(600):
+    if os.path.exists(sys.argv[2]): break
+    time.sleep(0.1)' "$dir" "$work/release" >/dev/null 2>&1 &
+  local holder=$!
+  for _ in $(seq 50); do flock -n "$dir" true 2>/dev/null || break; sleep 0.1; done
+  refused "a resume already running" "another \`srt-helper run --resume\` of this tree is running" "$dir" --profile "$profile"
+  touch "$work/release"
+  wait "$holder" 2>/dev/null || true
   rc=0
   as_victim "$helper" run --resume "$dir" --profile "$profile" --no-pictures --timeout 30 > "$out" 2>&1 || rc=$?
   cat "$out"

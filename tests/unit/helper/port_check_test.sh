@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # srt-helper port-check, the bind test the launcher runs on every node before the first worker
-# (issue 23, finding 5): a port something listens on is reported with node, port and the
+#: a port something listens on is reported with node, port and the
 # process that wanted it (exit 1), other nodes' words are skipped, free ports pass (exit 0), and
 # a word that is not NODE:PORT:WHAT is a usage error (exit 2).
 # Usage: port_check_test.sh SRT_HELPER

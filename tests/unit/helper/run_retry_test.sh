@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# srt-helper run --retry N (issue 24) against a faked Slurm: sbatch submits jobs 501, 502, ...
+# srt-helper run --retry N against a faked Slurm: sbatch submits jobs 501, 502, ...
 # and plays the launcher's part, leaving <results_root>/<job>/status.json as a job that ended
 # that way would (the launcher's own failure classes are the lab's and unit_launch_failure's to
 # check); squeue finds nothing, sacct gives the job's end.

@@ -54,7 +54,7 @@ sed '0,/^    gpus: 8$/s//    gpu: 8/' "$src/recipes/dsv4/atom/mi355x-fp4/8k1k/di
 [[ $? == 1 && ! -s "$tmp/out" ]] || fail "a bad recipe was snapshotted"
 grep -q "bad.yaml:[0-9]*:[0-9]*: roles.prefill.gpu" "$tmp/err" || fail "the refusal: $(cat "$tmp/err")"
 
-# Damaged, and the format srt-spank wrote before issue 25.
+# Damaged, and the format srt-spank wrote before format 2.
 expect 1 'is damaged' "$helper" snapshot --show --snapshot "${snap:0:100}"
 old=$(printf '{"v":1,"recipe_path":"r.yaml","recipe":"name: x\\n"}' | base64 -w0)
 expect 1 'older srt-spank (snapshot format 1)' "$helper" snapshot --show --snapshot "$old"

@@ -1,4 +1,4 @@
-// srt-exec --container (helper/exec/container_front.cpp): what goes into `podman|docker run`.
+// srt-exec --container (exec/container_front.cpp): what goes into `podman|docker run`.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../../../helper/exec/container_front.hpp"
+#include "../../../exec/container_front.hpp"
 
 using Args = std::vector<std::string>;
 

@@ -1,11 +1,11 @@
-// Every way the launcher stops a job, and the failure_class status.json gives it (issue 24).
+// Every way the launcher stops a job, and the failure_class status.json gives it.
 #include <catch2/catch.hpp>
 
 #include <optional>
 #include <tuple>
 #include <vector>
 
-#include "launch/failure.hpp"
+#include "srt/failure_class.hpp"
 
 using srt::launch::Cause;
 using srt::Role;

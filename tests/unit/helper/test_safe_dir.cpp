@@ -1,6 +1,7 @@
-// helper/safe_dir: directories only this user can change, files made there without following a
-// link (issue 23, findings 1 and 2; planted_files_test.sh drives the commands that use it).
+// sys/safe_dir: directories only this user can change, files made there without following a
+// link (planted_files_test.sh drives the commands that use it).
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -8,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "safe_dir.hpp"
+#include "srt/safe_dir.hpp"
 #include "srt/error.hpp"
 #include "scratch_dir.hpp"
 
@@ -200,4 +201,42 @@ TEST_CASE("only_this_user_writes: our own directory and not a shared one", "[hel
   ::chmod(dir.c_str(), 0775);
   CHECK_FALSE(srt::helper::only_this_user_writes(dir));
   CHECK_FALSE(srt::helper::only_this_user_writes(tmp / "missing"));
+}
+
+// H1 (docs/security.md): where the profile's runtime gives job users root (a trusted rootful
+// docker), a directory root owns may have been planted by any of them.
+TEST_CASE("H1: a root-owned directory is trusted only where users cannot be root", "[helper][safe_dir]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: needs root to make a root-owned directory and then be another user");
+    return;
+  }
+  Scratch tmp;
+  ::chmod(tmp.path().c_str(), 0755);
+  const std::string planted = tmp / "4242";
+  fs::create_directory(planted);
+  ::chmod(planted.c_str(), 0755);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int code = 0;
+    if (::setegid(65534) != 0 || ::seteuid(65534) != 0) ::_exit(10);
+    try {
+      if (!SafeDir::open(planted, kJobDir, false)) code |= 1;  // root trusted by default
+    } catch (const srt::Error&) {
+      code |= 2;
+    }
+    SafeDir::Purpose no_root = kJobDir;
+    no_root.trust_root = false;
+    try {
+      SafeDir::open(planted, no_root, false);
+      code |= 4;
+    } catch (const srt::Error& e) {
+      if (std::string(e.what()).find("is owned by uid 0") == std::string::npos) code |= 8;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

@@ -1,4 +1,4 @@
-// The router's /workers answer is read by the launcher's gate (issue 23, finding 4): whatever the
+// The router's /workers answer is read by the launcher's gate: whatever the
 // body holds (counts of the wrong type, numbers beyond int, deep nesting, junk), the gate is open
 // or closed with a reason, and no exception leaves it.
 #include <catch2/catch.hpp>

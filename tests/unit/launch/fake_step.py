@@ -18,7 +18,8 @@ It answers what the launcher asks of the real program, on the same ports the Pla
 --behaviour picks how it goes wrong:
   worker     healthy | unhealthy (/health 503) | exit (/health 503, ends with code 3 after a second) |
              wedged (/health ok, completions 503)
-  router     healthy | partial (lists no decode worker) | cold (completions 503)
+  router     healthy | partial (lists no decode worker) | cold (completions 503) |
+             errors5xx (its 503 count on /metrics grows on its own)
   benchmark  healthy | fail (exit 2, no result) | stall (nothing moves until it is signalled) |
              failed6 (6 of 100 requests failed) | slow (30 s, then a result)
 
@@ -129,8 +130,22 @@ def router(args, command):
         return openai_routes(method, path, responses, refusal)
 
     serve(args.address, port, routes)
+    # AToMesh's counter by status code (schema.rs); errors5xx: a 503 answered every 0.2 s (a wedged
+    # engine behind it, or anyone's curl loop), which is not progress.
+    errors = [0]
+    if args.behaviour == "errors5xx":
+        def tick():
+            while True:
+                errors[0] += 1
+                time.sleep(0.2)
+        threading.Thread(target=tick, daemon=True).start()
+
+    def exposition(method, path):
+        return 200, ('mesh_http_responses_total{status_code="200",error_code=""} %d\n'
+                     'mesh_http_responses_total{status_code="503",error_code="no_workers"} %d\n' % (responses[0], errors[0]))
+
     if metrics:
-        serve(args.address, int(metrics), lambda method, path: (200, "mesh_http_responses_total %d\n" % responses[0]))
+        serve(args.address, int(metrics), exposition)
     print(f"fake router on {args.address}:{port}: prefill {prefill}, decode {decode}, regular {regular} ({args.behaviour})",
           flush=True)
     wait_for_signal()

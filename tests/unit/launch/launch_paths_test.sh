@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The launch state machine, one path per case, without a lab (issue 19, item 3): the real
+# The launch state machine, one path per case, without a lab: the real
 # `srt-helper launch` on the 1P1D lab twin with Slurm's srun, squeue and scancel faked (./srun,
 # fake_step.py): the port check and the preflight probe run for real on this host, and the
 # workers, router and benchmark are small HTTP programs at each node's own loopback address
@@ -17,8 +17,12 @@
 #   bench-fail  the first point's step fails: failed (benchmark), the rest not run
 #   failed6     every point has 6 % failed requests: failed (benchmark), as `run` and `report` judge
 #   stall       the first point makes no progress: failed (stall) after --stall-timeout
+#   stall5xx    the same while the router answers 503s all along: errors are not progress (M3)
 #   signal      TERM to the launcher during the benchmark: cancelled, every step stopped
 #   timeout     USR1 to the launcher (sbatch --signal=B:USR1): timeout
+#   timeout-deadline  the same with --grace 300: the grace shrinks to what leaves the log archives
+#               their time before the end, 120 s after the warning (L7)
+#   end-time    TERM with SLURM_JOB_END_TIME 140 s after the start and --grace 300: the same (L7)
 # Usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE
 set -euo pipefail
 helper=${1:?usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE}
@@ -99,7 +103,7 @@ jid=4700
 source "$here/../helper/fake_job.sh"   # job_env: the batch step's environment as the plugin attaches it
 read -r -a env <<< "$(job_env "$jid")"
 
-steps="" args=()
+steps="" args=() grace=2 end_time=()
 case "$case" in
   completed|ports|preflight) ;;
   unhealthy) steps="decode_0=unhealthy" ;;
@@ -110,7 +114,10 @@ case "$case" in
   bench-fail) steps="benchmark_c4=fail" ;;
   failed6) steps="$(for c in 4 8 16 32 64 128; do printf 'benchmark_c%s=failed6 ' "$c"; done)" ;;
   stall) steps="benchmark_c4=stall"; args=(--stall-timeout 3) ;;
+  stall5xx) steps="benchmark_c4=stall router=errors5xx"; args=(--stall-timeout 3) ;;
   signal|timeout) steps="benchmark_c4=slow" ;;
+  timeout-deadline) steps="benchmark_c4=slow" grace=300 ;;
+  end-time) steps="benchmark_c4=slow" grace=300 end_time=(SLURM_JOB_END_TIME=$(($(date +%s) + 140))) ;;
   *) echo "launch_paths_test.sh: no case '$case'" >&2; exit 2 ;;
 esac
 
@@ -137,15 +144,15 @@ env -i PATH="$work/bin:/usr/bin:/bin" HOME="$work" SLURM_CONF="$work/slurm.conf"
   SRT_FAKE_RESULTS="$work/results" SRT_FAKE_PIDS="$work/pids" \
   SRT_FAKE_RESULT_TEMPLATE="$src/tests/fixtures/results/4101/fixed-seq/dsv4-atom-mi355x-disagg-1p1d-tp8-isl8192-osl1024-c4.json" \
   ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} \
-  ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
-  "$helper" launch --profile "$profile" --grace 2 "${args[@]}" > "$work/out" 2>&1 &
+  ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "${end_time[@]}" \
+  "$helper" launch --profile "$profile" --grace "$grace" "${args[@]}" > "$work/out" 2>&1 &
 launcher=$!
 
-if [[ "$case" == signal || "$case" == timeout ]]; then
+if [[ "$case" == signal || "$case" == timeout* || "$case" == end-time ]]; then
   # Once the first point runs (its fake writes its pid), the signal Slurm would send.
   for _ in $(seq 600); do [[ -f "$work/pids/benchmark_c4" ]] && break; sleep 0.1; done
   [[ -f "$work/pids/benchmark_c4" ]] || fail "the benchmark never started"
-  kill "-$([[ "$case" == signal ]] && echo TERM || echo USR1)" "$launcher"
+  kill "-$([[ "$case" == signal || "$case" == end-time ]] && echo TERM || echo USR1)" "$launcher"
 fi
 # Bounded: every case ends within the health budget, the stall timeout or the grace period.
 for _ in $(seq 1200); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.1; done
@@ -208,7 +215,7 @@ case "$case" in
     expect 1 failed benchmark "" "^benchmark: "
     grep -Eq "benchmark c4: failed: .*6 .*failed" "$work/out" || fail "the console does not say c4 failed for its failed requests"
     [[ "$(points)" == "$(rest_not_run failed)" ]] || fail "points: $(points)" ;;
-  stall)
+  stall|stall5xx)
     expect 1 failed stall "" "^benchmark: "
     grep -q "benchmark c4 stalled: nothing completed for 3 s" "$work/out" || fail "no stall line"
     [[ "$(points)" == "$(rest_not_run stalled)" ]] || fail "points: $(points)" ;;
@@ -216,6 +223,18 @@ case "$case" in
     expect 1 cancelled cancelled "" "^cancelled: Terminated during benchmark$" ;;
   timeout)
     expect 1 timeout timeout "" "^time limit: Slurm sent SIGUSR1 \(--signal=B:USR1\) during benchmark$" ;;
+  timeout-deadline)
+    expect 1 timeout timeout "" "^time limit: Slurm sent SIGUSR1 \(--signal=B:USR1\) during benchmark$"
+    # 120 s left: 20 s for the KILL round and 30 s for the archives, 70 s of grace.
+    grep -Eq "teardown: the job ends in (1[01][0-9]|120) s \(Slurm's time-limit warning\); logs archived before then, grace (69|70) s instead of 300 s" \
+      "$work/out" || fail "the grace was not shortened to fit before the time limit"
+    grep -Eq "KILL after (69|70) s" "$work/out" || fail "the steps were not stopped with the shortened grace" ;;
+  end-time)
+    expect 1 cancelled cancelled "" "^cancelled: Terminated during benchmark$"
+    grep -Eq "teardown: the job ends in [0-9]+ s \(SLURM_JOB_END_TIME\); logs archived before then, grace [0-9]+ s instead of 300 s" \
+      "$work/out" || fail "the grace was not shortened to fit before SLURM_JOB_END_TIME"
+    g=$(sed -En 's/.*KILL after ([0-9]+) s.*/\1/p' "$work/out" | head -1)
+    [[ -n "$g" && "$g" -le 90 ]] || fail "the steps' grace was ${g:-not said}, not at most 140 - 50 s" ;;
 esac
 
 # Nothing outlives the launcher: every step it started has ended.

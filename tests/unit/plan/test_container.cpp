@@ -43,12 +43,14 @@ TEST_CASE("container spec: srtctl's mount order, the job's directories first, la
   CHECK(w.container.image == "rocm/atom-dev:nightly_202608251555");
   CHECK_FALSE(w.container.on_host);
   CHECK(mount_words(w.container) == std::vector<std::string>{
-                                        "/shared/out/77/logs:/logs", "/shared/results:/results",
+                                        "/shared/out/77/logs:/logs", "/shared/results/77:/results/77",
                                         "/models/DeepSeek-V4-Pro:/models/DeepSeek-V4-Pro:ro", "/dev/kfd:/dev/kfd dev",
                                         "/dev/dri:/dev/dri dev", "/shared/hf:/hf_hub_cache",
                                         "/shared/other-ws:/ws",  // the recipe's replaces the profile's in place
                                         "/scratch:/scratch", "/opt/a:/a:ro"});
   CHECK_FALSE(w.container.unlimited_memlock);  // tcp: no RDMA
+  // H1: the job's own results directory, never the whole root where the next job's will be.
+  for (const auto& m : w.container.mounts) CHECK(m.host != p.results_root);
   CHECK(srt::job_directory(p, 77) == "/shared/out/77");
   p.output_dir.clear();
   CHECK(srt::job_directory(p, 77) == "/shared/results/77");

@@ -36,7 +36,7 @@ std::string error_of(const std::vector<std::string>& nodes, const srt::Profile& 
   return "";
 }
 
-// The site of issue 22: node names resolve to the management network, the data rail has its own.
+// The site docs/design.md "Addresses and the data network" is for: node names resolve to the management network, the data rail has its own.
 const Names kTwoNetworks = {
     {"n1", {"192.168.1.11"}},     {"n2", {"192.168.1.12"}},     {"n3", {"192.168.1.13"}},
     {"n1-data", {"10.20.0.11"}},  {"n2-data", {"10.20.0.12"}},  {"n3-data", {"10.20.0.13"}},

@@ -67,7 +67,7 @@ TEST_CASE("plan_submission plans on as many placeholder nodes as the recipe need
   CHECK(job.plan.nodes[2].name == "node2");
   // A recipe no node could plan is refused here, before the job is queued.
   srt::Recipe bad = dsv4_2p1d();
-  bad.backend.type = "sglang";
+  bad.backend.type = "trtllm";  // vllm was the example until its adapter
   CHECK_THROWS_WITH(srt::plan_submission(bad, "x.yaml", srt::default_profile()), Catch::Contains("can be validated but not planned yet"));
 }
 

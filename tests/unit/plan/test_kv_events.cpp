@@ -1,4 +1,4 @@
-// KV-event modes (DESIGN "KV events"): which mode the Plan picks from the image's capability,
+// KV-event modes (docs/design.md "KV events"): which mode the Plan picks from the image's capability,
 // and that in every mode each rank's socket has an address of its own on its node.
 #include <catch2/catch.hpp>
 
@@ -105,7 +105,7 @@ TEST_CASE("relay: one kv-relay per worker on its node, distinct loopback ingress
     CHECK(env_of(w, "INFERA_ATOM_KV_EVENTS_CONNECT") == "1");
     // ATOM's native publisher binds in every rank: never the ingress, never one fixed port.
     CHECK(env_of(w, "ATOM_KV_EVENTS_ENDPOINT") == "tcp://127.0.0.1:*");
-    // It binds the node's address, the one the Plan advertises, not every interface (issue 23).
+    // It binds the node's address, the one the Plan advertises, not every interface.
     const std::string advertised = "tcp://" + plan.nodes.at(std::size_t(relay->node_index)).address + ":" +
                                    std::to_string(relay->ports.kv_events[0]);
     CHECK(advertised.rfind("tcp://10.0.0.", 0) == 0);

@@ -1,4 +1,4 @@
-// The clean-GPU judge (issue 24, item 3): what it ends, what stops the job, and that every line
+// The clean-GPU judge: what it ends, what stops the job, and that every line
 // names node, GPU, PID and memory. The real ROCm SMI reading a busy GPU is test_rsmi_namespace.
 #include <catch2/catch.hpp>
 

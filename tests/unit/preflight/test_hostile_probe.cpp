@@ -1,4 +1,4 @@
-// The probe's answer is written by a program in the user's image (issue 23, finding 4): any field
+// The probe's answer is written by a program in the user's image: any field
 // may have any type. A field of the wrong type reads as "not found" (or unknown), never as an
 // exception other than srt::Error, and never as a number that wrapped.
 #include <catch2/catch.hpp>

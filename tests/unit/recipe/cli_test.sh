@@ -47,7 +47,7 @@ expect 1 "unknown key" -- nodes --profile "$profile" "$bad/unknown-top-typo.yaml
 expect 0 "2020-12" -- schema
 expect 0 "recipe-v2.json" -- schema --layout v2
 expect 2 "layout" -- schema --layout v3
-# srt-slurm 2.x: schema 2 loads; --current-schema refuses the v1 layout (issue 20).
+# srt-slurm 2.x: schema 2 loads; --current-schema refuses the v1 layout.
 v2="$src/recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
 expect 0 "disagg-1p1d-tp8.yaml: ok \(2 nodes\)" -- validate --profile "$profile" --current-schema "$v2"
 expect 1 "schema 1 recipes no longer load" -- validate --profile "$profile" --current-schema "$v1a"
@@ -110,7 +110,7 @@ submit_check "^--srt-recipe=$v:override_2p1d\$" "" -- "$v:override_2p1d"
 submit_check "^--nodes=3\$|^-N3\$|^--nodes 3\$" "" -- -f "$v:override_2p1d"
 submit_check "^--srt-recipe=/.*/atom-variants.yaml\$" "\"decode_nodes\": 2" -- --set resources.decode_nodes=2 --set resources.decode_workers=2 "$v:override_2p1d"
 
-# migrate (issue 20 item 3): stdout, -o, --in-place; the result validates under --current-schema.
+# migrate: stdout, -o, --in-place; the result validates under --current-schema.
 hdr="^# migrated from .*disagg-1p1d-tp8-8k1k.yaml by srt-helper migrate \(v1 -> schema 2\); comments of the original are not kept$"
 expect 0 "$hdr" -- migrate "$v1a"
 expect 0 "^schema: 2$" -- migrate "$v1a"

@@ -1,4 +1,4 @@
-// The corpus test of issue 20: every plain recipe (no top-level base:) of InferenceX's srt-slurm
+// The corpus test: every plain recipe (no top-level base:) of InferenceX's srt-slurm
 // 2.x recipes in ../shared/reference/corpus-v2 is loaded and its node demand compared with
 // tests/fixtures/corpus-v2-expected.tsv, derived by hand from reference/srt-slurm-v2.md section 7.
 // Variants files (base: + override_*) are another loader's. Exit 77 (ctest SKIP) when the corpus

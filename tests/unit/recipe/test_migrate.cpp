@@ -1,4 +1,4 @@
-// srt-helper migrate (issue 20 item 3): v1 -> schema 2 as srtctl migrate rewrites it
+// srt-helper migrate: v1 -> schema 2 as srtctl migrate rewrites it
 // (reference/srt-slurm-v2.md 4). The proof the issue asks for: the v1 spelling of every shipped
 // recipe, migrated and loaded through the normal loader, makes the same Plan (digest included) as
 // the v1 file and as the hand-written schema-2 recipe we ship, and is that recipe, comments aside. Then each 4

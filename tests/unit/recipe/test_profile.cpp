@@ -72,7 +72,7 @@ TEST_CASE("AMD keys of both srtslurm.yaml generations", "[profile]") {
 
 TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
   CHECK_THAT(error_of("port_range_begin: 30000\nport_range_end: 20000\n"), Catch::Contains("above port_range_end"));
-  // Mooncake's random transfer-engine ports (issue 22, item 3): any overlap is refused, edges included.
+  // Mooncake's random transfer-engine ports: any overlap is refused, edges included.
   for (const char* range : {"port_range_begin: 14000\nport_range_end: 15000\n", "port_range_begin: 17000\nport_range_end: 18000\n",
                             "port_range_begin: 10000\nport_range_end: 20000\n"})
     CHECK_THAT(error_of(range), Catch::Contains("overlaps Mooncake's transfer-engine ports 15000-17000") &&

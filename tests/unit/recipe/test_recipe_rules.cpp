@@ -54,8 +54,34 @@ TEST_CASE("keys srtctl knows and srt-spank cannot launch yet are accepted and li
 
   auto sg = load("name: s\nmodel: {path: m, container: c}\nresources: {prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}\n"
                  "backend: {type: sglang, sglang_config: {prefill: {tp-size: 4}}}\n");
-  CHECK(has(sg.unsupported_keys, "backend.type=sglang"));
+  CHECK_FALSE(has(sg.unsupported_keys, "backend.type=sglang"));  // planned since the SGLang adapter
+  auto vl = load("name: v\nmodel: {path: m, container: c}\nbackend: {type: vllm}\n");
+  CHECK_FALSE(has(vl.unsupported_keys, "backend.type=vllm"));  // planned since the vLLM adapter
+  auto tr = load("name: t\nmodel: {path: m, container: c}\nbackend: {type: trtllm}\n");
+  CHECK(has(tr.unsupported_keys, "backend.type=trtllm"));
   CHECK(has(sg.unsupported_keys, "frontend.enable_multiple_frontends"));  // srtctl's default: nginx + routers
+}
+
+// srtctl's schema: observability.enabled and telemetry.enabled default to false, and tachometer
+// collects unless tachometer.enabled is false; InferenceX's AgentX recipes write every switch off.
+TEST_CASE("observability and telemetry blocks that switch everything off are inert", "[recipe]") {
+  auto off = load(kBase + "observability: {enabled: false, tachometer: {enabled: false}}\n"
+                          "telemetry: {enabled: false, storage_subdir: power}\n");
+  CHECK_FALSE(has(off.unsupported_keys, "observability"));
+  CHECK_FALSE(has(off.unsupported_keys, "telemetry"));
+  CHECK(off.unsupported_keys.empty());
+
+  // Anything left on is still what srt-spank cannot launch yet.
+  auto otel = load(kBase + "observability: {enabled: false, enable_otel: true, tachometer: {enabled: false}}\n");
+  CHECK(has(otel.unsupported_keys, "observability"));
+  auto tacho = load(kBase + "observability: {enabled: false, tachometer: {collect_interval_ms: 500}}\n");
+  CHECK(has(tacho.unsupported_keys, "observability"));
+  auto master = load(kBase + "observability: {enabled: true, tachometer: {enabled: false}}\n");
+  CHECK(has(master.unsupported_keys, "observability"));
+  auto power = load(kBase + "telemetry: {enabled: true}\n");
+  CHECK(has(power.unsupported_keys, "telemetry"));
+  auto spelled = load(kBase + "telemetry: {enabled: \"false\"}\nobservability: {tachometer: {enabled: no}}\n");
+  CHECK(spelled.unsupported_keys.empty());
 }
 
 TEST_CASE("fit rules use the profile's gpus_per_node when the recipe has none", "[recipe]") {
@@ -97,7 +123,7 @@ TEST_CASE("the JSON Schema comes from the same table", "[recipe]") {
   CHECK(s["required"] == srt::Json::parse(R"(["name","model"])"));
   CHECK(s["properties"]["sweep"]["x-srt-tier"] == "unsupported");
   const auto& variants = s["properties"]["backend"]["oneOf"];
-  REQUIRE(variants.size() == 6);  // atom sglang vllm trtllm mocker tilert
+  REQUIRE(variants.size() == 7);  // atom sglang vllm trtllm mocker tilert tokenspeed
   CHECK(variants[0]["properties"]["type"]["const"] == "atom");
   CHECK(variants[0]["properties"].contains("atom_config"));
   for (const auto& v : variants) {

@@ -1,5 +1,5 @@
 // Keys, names and paths that end up in argv, environments, pyxis's mount list and file names
-// (issue 23, finding 6): refused at validate, with the key path and what to write instead, so
+//: refused at validate, with the key path and what to write instead, so
 // `plan` shows exactly what runs. Before: an empty srun_options key became a bare `--` (sbatch
 // then took --signal=... as its script), commas in a mount path added mounts, `A=B` was kept as
 // an environment name, and the recipe name was used as a path.

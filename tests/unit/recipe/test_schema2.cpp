@@ -151,8 +151,9 @@ TEST_CASE("schema 2: engine as a string, and engine-role conflicts", "[recipe][s
                                      "{type: atomesh, enable_multiple_frontends: false}", "{type: sglang-router}");
   const srt::Recipe r = load(sglang);
   CHECK(r.backend.type == "sglang");
-  CHECK(has(r.unsupported_keys, "engine=sglang"));  // tier 2: validate ok, launch refuses
-  CHECK(has(r.unsupported_keys, "frontend.type=sglang-router"));
+  // Planned since the SGLang adapters: validate no longer lists them as what launch refuses.
+  CHECK_FALSE(has(r.unsupported_keys, "engine=sglang"));
+  CHECK_FALSE(has(r.unsupported_keys, "frontend.type=sglang-router"));
   expect(errors(kV2 + "backend: {type: vllm}\n"), "engine.type", 5, 10, "engine 'atom' conflicts with backend.type 'vllm'");
 }
 
@@ -164,7 +165,7 @@ TEST_CASE("schema 2: frontend.type sglang is a direct worker, not the router", "
       "schema: 2\nname: t\nmodel: {path: m, container: c}\nengine: sglang\nfrontend: {type: sglang}\n"
       "roles: {agg: {nodes: 1, workers: 1}}\n");
   CHECK(agg.frontend.type != "sglang");  // not v1's sglang router
-  CHECK(has(agg.unsupported_keys, "frontend.type=sglang"));
+  CHECK_FALSE(has(agg.unsupported_keys, "frontend.type=sglang"));  // planned: the direct frontend
   // A v1 recipe keeps the old meaning (#436).
   const srt::Recipe v1 = load("name: t\nmodel: {path: m, container: c}\nfrontend: {type: sglang}\n");
   CHECK(v1.frontend.type == "sglang");

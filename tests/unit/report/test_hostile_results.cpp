@@ -1,4 +1,4 @@
-// Result files and status.json as another process may leave them (issue 23, finding 4): fields
+// Result files and status.json as another process may leave them: fields
 // of the wrong type, numbers no benchmark writes, nesting a million levels deep. Every one is a
 // point with a problem naming the field, or an srt::Error naming the file; nothing else escapes,
 // nothing crashes, no count wraps into a value that passes the validity gate.

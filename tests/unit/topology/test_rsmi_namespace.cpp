@@ -98,7 +98,7 @@ TEST_CASE("CPX on the fake KFD tree is detected and refused", "[rsmi]") {
 
 // The same library and tree, with this test process holding GPU 3 (bus 75, rsmi index 0 in the
 // scrambled order) with 160 GiB, and 5000 MiB on GPU 6 that no process holds: what gpu-check
-// reads before any worker starts (issue 24, item 3).
+// reads before any worker starts.
 TEST_CASE("Real ROCm SMI sees the busy GPU: its PID, its GPU and the VRAM in use", "[rsmi]") {
   srt::RsmiUsage u = srt::query_rsmi_usage();
   INFO(u.message);

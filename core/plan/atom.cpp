@@ -1,0 +1,156 @@
+// The ATOM engine (docs/design.md "How ATOM really runs"): one `atom.entrypoints.openai_server`
+// per worker, whose EngineCores (one per DP rank under DP attention) inherit its environment, so
+// every per-rank wire (ports, NICs, KV events) is handed over as a base or a list.
+#include <string>
+
+#include "adapters.hpp"
+#include "flags.hpp"
+#include "srt/error.hpp"
+#include "srt/join.hpp"
+
+namespace srt::plan_detail {
+
+namespace {
+
+const char* kv_role(WorkerMode m) {
+  return m == WorkerMode::prefill ? "kv_producer" : "kv_consumer";
+}
+
+Process atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports,
+                    const Process* relay) {
+  const Recipe& r = ctx.recipe;
+  const ModeParts& parts = ctx.of(e.mode);
+  const WorkerShape shape = parts.shape(int(e.gpus.size()));
+  const bool pd = e.mode != WorkerMode::agg;
+  const std::string mode = to_string(e.mode);
+  const std::string name = mode + ":" + std::to_string(e.index);
+
+  Process w = worker_process(e, node, "atom");
+  w.ranks = shape.world();
+  w.dp_ranks = shape.dp_attention ? shape.tp * shape.dp : shape.dp;
+
+  const int http = ports.one(name + " http");
+  const int engine = ports.one(name + " engine --port");
+  w.ports.http = {http};
+  w.ports.engine = {engine};
+  const bool multi_rank_dp = shape.engine_cores() > 1 && (shape.dp_attention || shape.dp > 1);
+  if (multi_rank_dp) {
+    w.ports.dp_master = {ports.one(name + " ATOM_DP_MASTER_PORT")};
+    w.ports.dp_base = {ports.one(name + " ATOM_DP_BASE_PORT")};
+  }
+  if (pd) w.ports.handshake = ports.block(shape.world(), name + " Mooncake handshake block");
+  if (ctx.kv_mode == KvMode::offset)
+    w.ports.kv_events = ports.block(shape.engine_cores(), name + " KV-event block");
+  w.readiness = {"http", http, "/health"};
+
+  // argv: the profile's engine command (the lab runs a stand-in), then srtctl's order.
+  w.argv = ctx.profile.engine_command;
+  w.argv.insert(w.argv.end(), {"--model", parts.model});
+  if (!parts.served.empty()) w.argv.insert(w.argv.end(), {"--served-model-name", parts.served});
+  w.argv.insert(w.argv.end(), {"--host", ctx.bind_host, "--server-port", std::to_string(http), "--port",
+                               std::to_string(engine), "-tp", std::to_string(shape.tp)});
+  if (pd) {
+    Json kv = Json::object();
+    kv["kv_role"] = kv_role(e.mode);
+    kv["kv_connector"] = r.backend.connector.empty() ? "mooncake" : r.backend.connector;
+    kv["handshake_port"] = w.ports.handshake.front();
+    if (!r.backend.mooncake_protocol.empty()) kv["protocol"] = r.backend.mooncake_protocol;
+    kv["http_port"] = http;  // only informational in ATOM; keep it true
+    w.argv.insert(w.argv.end(), {"--kv-transfer-config", kv.dump()});
+  }
+  w.argv.insert(w.argv.end(), parts.flags.begin(), parts.flags.end());
+
+  // Environment, in srtctl's merge order (reference 2.5): role env, global env, then ours.
+  for (const auto& [k, v] : r.backend.environment(e.mode))
+    set_env(w.env, k, substitute_node(v, node.name, node.index));
+  for (const auto& [k, v] : r.environment) set_env(w.env, k, substitute_node(v, node.name, node.index));
+  const int gpn = plan_detail::gpus_per_node(r, ctx.profile);
+  if (int(e.gpus.size()) < gpn) set_env(w.env, ctx.profile.visible_devices_env, join(e.gpus));
+  set_env(w.env, "ATOM_HOST_IP", node.address);
+  if (multi_rank_dp) {
+    set_env(w.env, "ATOM_DP_MASTER_IP", "127.0.0.1");
+    set_env(w.env, "ATOM_DP_MASTER_PORT", std::to_string(w.ports.dp_master.front()));
+    set_env(w.env, "ATOM_DP_BASE_PORT", std::to_string(w.ports.dp_base.front()));
+  }
+  if (pd && r.backend.mooncake_over_rdma() && ctx.profile.mooncake_gid_index >= 0) {
+    // ATOM's GID helper reads MC_IB_GID_INDEX, Mooncake itself MC_GID_INDEX: set both.
+    set_env(w.env, "MC_GID_INDEX", std::to_string(ctx.profile.mooncake_gid_index));
+    set_env(w.env, "MC_IB_GID_INDEX", std::to_string(ctx.profile.mooncake_gid_index));
+  }
+  if (ctx.kv_mode == KvMode::offset) {
+    set_env(w.env, "ATOM_KV_EVENTS_ENABLE", "1");
+    set_env(w.env, "ATOM_KV_EVENTS_PUBLISHER", "zmq");
+    // `*` makes vLLM/SGLang-style publishers bind; ranks add their DP rank to the port.
+    set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", "tcp://*:" + std::to_string(w.ports.kv_events.front()));
+  } else if (ctx.kv_mode == KvMode::relay) {
+    if (!relay) fail("internal: a relay-mode worker planned without its kv-relay");
+    set_env(w.env, "ATOM_KV_EVENTS_ENABLE", "1");
+    set_env(w.env, "ATOM_KV_EVENTS_PUBLISHER", "zmq");
+    // ATOM's own publisher always binds its endpoint, in every rank: a fixed one (the ingress
+    // above all) is taken by the first rank and the others die; a wildcard port gives each rank
+    // a kernel-chosen loopback port nobody reads. Infera's hook connects every rank to the relay.
+    set_env(w.env, "ATOM_KV_EVENTS_ENDPOINT", "tcp://127.0.0.1:*");
+    set_env(w.env, "INFERA_ATOM_KV_EVENTS_ENDPOINT", kv_relay_ingress(*relay));
+    set_env(w.env, "INFERA_ATOM_KV_EVENTS_CONNECT", "1");
+  }
+  set_worker_identity_env(w);
+  // In that mode ATOM's openai_server treats --port as the HTTP port (reference atom notes 1).
+  w.unset_env = {"USE_ATOMESH_ENTRYPOINTS"};
+  return w;
+}
+
+void atom_bind(Process& w, const WorkerBinding& b, const std::string& host_ip, std::uint64_t job_id) {
+  if (!host_ip.empty()) set_env(w.env, "ATOM_HOST_IP", host_ip);
+  if (!b.numa_nodes.empty()) {
+    set_env(w.env, "ATOM_NUMA_BIND", "1");
+    set_env(w.env, "ATOM_NUMA_NODE", join(b.numa_nodes));
+  }
+  if (!b.cpus.empty()) set_env(w.env, "SRT_WORKER_CPUS", b.cpus);
+  if (!b.mooncake_topology.empty()) {
+    // Mooncake silently ignores a topology file it cannot read, so the file must exist inside the
+    // container: srt-exec writes SRT_MOONCAKE_TOPOLOGY to this path before it execs the engine.
+    // Named for the job and the step: /tmp may be the node's, shared by every job on it.
+    set_env(w.env, "MC_CUSTOM_TOPO_JSON",
+            "/tmp/srt-mooncake-" + std::to_string(job_id) + "-" + w.step_name + ".json");
+    set_env(w.env, "SRT_MOONCAKE_TOPOLOGY", b.mooncake_topology);
+  }
+  // RDMA: name the paired NICs explicitly; ATOM's auto-pick guesses rdma<N>/ionic_<N> from the GPU
+  // index and never picks bnxt_re or mlx5 devices.
+  std::vector<std::string> nics;
+  for (const auto& d : b.ib_devices)
+    if (!d.empty()) nics.push_back(d);
+  for (std::size_t i = 0; i + 1 < w.argv.size(); ++i) {
+    if (w.argv[i] != "--kv-transfer-config") continue;
+    Json kv = Json::parse(w.argv[i + 1]);
+    const std::string protocol = kv.value("protocol", std::string("rdma"));
+    if (protocol != "rdma" || nics.empty()) continue;
+    kv["ib_device"] = join(nics);
+    w.argv[i + 1] = kv.dump();
+    // The same list through ATOM's fallback variable: the launcher renders argv on the head node,
+    // which cannot know this node's NICs, while this environment is set on the node itself.
+    set_env(w.env, "ATOM_MOONCAKE_IB_DEVICE", join(nics));
+  }
+}
+
+class AtomEngine final : public EngineAdapter {
+ public:
+  const char* name() const override { return "atom"; }
+  // One process per endpoint: ATOM's server owns every GPU of its worker on the leader's node.
+  std::vector<Process> workers(const WorkerContext& ctx, const EndpointSite& site) const override {
+    return {atom_worker(ctx, site.endpoint, *site.nodes.front(), *site.ports.front(), site.relay)};
+  }
+  void bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&,
+            std::uint64_t job_id) const override {
+    atom_bind(w, b, host_ip, job_id);
+  }
+  const char* progress_metric() const override { return "atom:requests_finished_total"; }  // ATOM metrics.py
+};
+
+}  // namespace
+
+const EngineAdapter& atom_engine() {
+  static const AtomEngine engine;
+  return engine;
+}
+
+}  // namespace srt::plan_detail

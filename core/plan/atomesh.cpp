@@ -1,0 +1,85 @@
+// AToMesh, ATOM's router (`atomesh launch`): static workers, --pd-disaggregation or --worker-urls,
+// ready when /workers lists every worker (every DP rank under --dp-aware).
+#include <string>
+
+#include "adapters.hpp"
+#include "flags.hpp"
+#include "srt/error.hpp"
+
+namespace srt::plan_detail {
+
+namespace {
+
+Process atomesh_router(const FrontendSite& s) {
+  const Recipe& r = s.recipe;
+  const Profile& p = s.profile;
+  const PlanNode& head = s.head;
+  const int frontend_port = s.public_port;
+  NodePorts& ports = s.ports;
+  const std::vector<const Process*>& workers = s.workers;
+  Process router;
+  router.name = "router";
+  router.role = Role::router;
+  router.node_index = head.index;
+  router.node = head.name;
+  router.step_name = "router";
+  router.log_file = head.name + "_atomesh_0.out";
+  router.ports.http = {frontend_port};
+  router.ports.metrics = {ports.one("router --prometheus-port")};
+
+  int prefill = 0, decode = 0, agg = 0;
+  std::vector<std::string> urls;
+  for (const Process* w : workers) {
+    if (w->role == Role::prefill) ++prefill;
+    else if (w->role == Role::decode) ++decode;
+    else ++agg;
+  }
+  if (agg > 0 && (prefill > 0 || decode > 0))
+    fail("the static router cannot mix aggregated and disaggregated workers");
+
+  router.argv = p.router_command;
+  router.argv.push_back("launch");
+  if (agg == 0) {
+    if (prefill == 0 || decode == 0)
+      fail("a disaggregated router needs both prefill and decode workers",
+           "set resources.prefill_workers and resources.decode_workers");
+    router.argv.push_back("--pd-disaggregation");
+    // ATOM publishes its transfer topology at /kv_transfer_info, so no bootstrap port follows.
+    for (const Process* w : workers)
+      if (w->role == Role::prefill) router.argv.insert(router.argv.end(), {"--prefill", worker_url(*w, s.nodes)});
+    for (const Process* w : workers)
+      if (w->role == Role::decode) router.argv.insert(router.argv.end(), {"--decode", worker_url(*w, s.nodes)});
+  } else {
+    router.argv.push_back("--worker-urls");
+    for (const Process* w : workers) router.argv.push_back(worker_url(*w, s.nodes));
+  }
+  router.argv.insert(router.argv.end(),
+                     {"--host", s.bind_host, "--port", std::to_string(frontend_port), "--backend", "atom",
+                      "--prometheus-port", std::to_string(router.ports.metrics.front())});
+  const auto extra = frontend_flags(r.frontend.args);
+  router.argv.insert(router.argv.end(), extra.begin(), extra.end());
+
+  for (const auto& [k, v] : r.environment) set_env(router.env, k, v);
+  for (const auto& [k, v] : r.frontend.env) set_env(router.env, k, v);
+  router.readiness = {"workers", frontend_port, "/workers"};
+  router.adapter = "atomesh";
+  return router;
+}
+
+class Atomesh final : public FrontendAdapter {
+ public:
+  const char* name() const override { return "atomesh"; }
+  bool runs_process() const override { return true; }
+  Process process(const FrontendSite& site) const override { return atomesh_router(site); }
+  const char* progress_metric() const override { return "mesh_http_responses_total"; }  // AToMesh schema.rs
+  bool fronts(const EngineAdapter& engine) const override { return std::string(engine.name()) == "atom"; }
+};
+
+}  // namespace
+
+const FrontendAdapter& atomesh_frontend() {
+  static const Atomesh frontend;
+  return frontend;
+}
+
+}  // namespace srt::plan_detail

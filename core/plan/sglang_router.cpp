@@ -1,0 +1,89 @@
+// sglang-router (SGLang Model Gateway; smg in newer images): `python -m sglang_router.launch_router`
+// on the head node, as srtctl starts it (NVIDIA/srt-slurm src/srtctl/frontends/sglang.py and
+// static_router.py): static workers, `--pd-disaggregation --prefill URL BOOTSTRAP --decode URL`
+// or `--worker-urls`, started once every worker answers /health (a worker that does not answer
+// within the router's startup window is dropped), ready when /workers lists every DP rank.
+#include <string>
+
+#include "adapters.hpp"
+#include "flags.hpp"
+#include "srt/error.hpp"
+
+namespace srt::plan_detail {
+
+namespace {
+
+Process sglang_router(const FrontendSite& s) {
+  Process router;
+  router.name = "router";
+  router.role = Role::router;
+  router.node_index = s.head.index;
+  router.node = s.head.name;
+  router.step_name = "router";
+  router.log_file = s.head.name + "_router_0.out";
+  router.adapter = "sglang-router";
+  router.ports.http = {s.public_port};
+  // The CLI's --prometheus-port defaults to 29000 on 0.0.0.0 (sglang_router/router_args.py 0.3.2,
+  // smg 1.9.0), whatever the RouterArgs dataclass says: two routers on a node would collide, so
+  // it is planned like every other port.
+  router.ports.metrics = {s.ports.one("router --prometheus-port")};
+
+  int prefill = 0, decode = 0, agg = 0;
+  for (const Process* w : s.workers) {
+    if (w->role == Role::prefill) ++prefill;
+    else if (w->role == Role::decode) ++decode;
+    else ++agg;
+  }
+  if (agg > 0 && (prefill > 0 || decode > 0))
+    fail("sglang-router cannot mix aggregated and disaggregated workers");
+
+  router.argv = s.profile.sglang_router_command;
+  if (agg == 0) {
+    if (prefill == 0 || decode == 0)
+      fail("a disaggregated router needs both prefill and decode workers",
+           "set resources.prefill_workers and resources.decode_workers");
+    router.argv.push_back("--pd-disaggregation");
+    // Each prefill URL is followed by its bootstrap port: the router hands it to decode, which
+    // fetches the KV from there (a missing one makes decode use its own default, 8998).
+    for (const Process* w : s.workers)
+      if (w->role == Role::prefill) {
+        router.argv.insert(router.argv.end(), {"--prefill", worker_url(*w, s.nodes)});
+        if (!w->ports.bootstrap.empty()) router.argv.push_back(std::to_string(w->ports.bootstrap.front()));
+      }
+    for (const Process* w : s.workers)
+      if (w->role == Role::decode) router.argv.insert(router.argv.end(), {"--decode", worker_url(*w, s.nodes)});
+  } else {
+    router.argv.push_back("--worker-urls");
+    for (const Process* w : s.workers) router.argv.push_back(worker_url(*w, s.nodes));
+  }
+  router.argv.insert(router.argv.end(), {"--host", s.bind_host, "--port", std::to_string(s.public_port),
+                                         "--prometheus-port", std::to_string(router.ports.metrics.front()),
+                                         "--prometheus-host", s.bind_host});
+  const auto extra = frontend_flags(s.recipe.frontend.args);
+  router.argv.insert(router.argv.end(), extra.begin(), extra.end());
+
+  for (const auto& [k, v] : s.recipe.environment) set_env(router.env, k, v);
+  for (const auto& [k, v] : s.recipe.frontend.env) set_env(router.env, k, v);
+  // srtctl's check_sglang_router_health: stats.prefill_count and decode_count + regular_count.
+  router.readiness = {"workers", s.public_port, "/workers"};
+  return router;
+}
+
+class SglangRouter final : public FrontendAdapter {
+ public:
+  const char* name() const override { return "sglang-router"; }
+  bool runs_process() const override { return true; }
+  Process process(const FrontendSite& site) const override { return sglang_router(site); }
+  // smg's (sgl-model-gateway) response counter; sglang-router 0.3.2 named its own sgl_router_*.
+  const char* progress_metric() const override { return "smg_http_responses_total"; }
+  bool fronts(const EngineAdapter& engine) const override { return std::string(engine.name()) == "sglang"; }
+};
+
+}  // namespace
+
+const FrontendAdapter& sglang_router_frontend() {
+  static const SglangRouter frontend;
+  return frontend;
+}
+
+}  // namespace srt::plan_detail

@@ -1,0 +1,177 @@
+#include "apply.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+#include "../run/run.hpp"
+#include "srt/error.hpp"
+#include "srt/process.hpp"
+#include "srt/recipe_files.hpp"
+#include "srt/this_host.hpp"
+#include "srt/safe_dir.hpp"
+
+namespace srt::apply {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> refusals(const ApplyRequest& r) {
+  std::vector<std::string> why;
+  if (r.sweep)
+    why.push_back("--sweep: srt-spank submits one job per apply; give one variant as -f FILE:SELECTOR");
+  if (r.serve_only)
+    why.push_back("--serve-only: srt-spank's launcher always runs the recipe's benchmark and ends the job after it");
+  if (r.mock || r.mock_tick_s)
+    why.push_back("--mock/--mock-tick-s: srt-spank has no local stand-in for sbatch; use the lab (tests/cluster)");
+  // Setup scripts do not run yet: accepting the flag would start the engine without what the
+  // script installs and fail later, far from the cause.
+  if (!r.setup_script.empty())
+    why.push_back("--setup-script " + r.setup_script +
+                  ": not yet: srt-spank does not run setup scripts; drop the flag or put the setup in the image");
+  return why;
+}
+
+std::vector<std::string> split_tags(const std::string& tags) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (from <= tags.size()) {
+    const std::size_t comma = std::min(tags.find(',', from), tags.size());
+    std::string t = tags.substr(from, comma - from);
+    const auto first = t.find_first_not_of(" \t");
+    const auto last = t.find_last_not_of(" \t");
+    if (first != std::string::npos) out.push_back(t.substr(first, last - first + 1));
+    from = comma + 1;
+  }
+  return out;
+}
+
+std::string resolve_file_argument(const std::string& file) {
+  if (file == "-" || file == "/dev/stdin")
+    fail("-f " + file + ": not yet: srt-spank reads a recipe from a file", "write the recipe to a file and give its path");
+  std::error_code ec;
+  if (!fs::is_directory(file, ec)) return file;
+  std::vector<std::string> found;
+  for (auto it = fs::recursive_directory_iterator(file, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    if (it->is_regular_file(ec) && (ext == ".yaml" || ext == ".yml")) found.push_back(it->path().string());
+  }
+  if (found.size() == 1) return found.front();
+  std::sort(found.begin(), found.end());
+  std::string names;
+  for (const auto& f : found) names += "\n  " + f;
+  fail("-f " + file + ": the directory holds " + std::to_string(found.size()) +
+           " recipes, and an apply submits exactly one job" + names,
+       "name one recipe file (FILE or FILE:SELECTOR)");
+}
+
+nlohmann::json manifest(const Submission& s) {
+  nlohmann::json m = {{"status", "submitted"},
+                      {"slurm_job_id", std::to_string(s.job_id)},
+                      {"job_name", s.job_name},
+                      {"output_dir", s.output_dir},
+                      {"metadata_path", s.output_dir + "/" + std::to_string(s.job_id) + ".json"},
+                      {"config_path", s.config_path},
+                      {"tags", s.tags.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.tags)}};
+  if (!s.applied_overrides.empty()) m["applied_overrides"] = s.applied_overrides;
+  return m;
+}
+
+nlohmann::json error_record(const std::string& message) { return {{"status", "error"}, {"error", message}}; }
+
+namespace {
+
+std::string absolute(const std::string& path) {
+  char resolved[PATH_MAX];
+  return realpath(path.c_str(), resolved) ? std::string(resolved) : fs::absolute(path).lexically_normal().string();
+}
+
+// Ends a held job that cannot be released as it should (its sweep log could not be made).
+void cancel(std::uint64_t job_id) {
+  int status = 0;
+  sys::run_capture({"scancel", std::to_string(job_id)}, 30, &status, true);
+}
+
+// <base>/<jobid>/logs/sweep_<jobid>.log, each directory opened and checked on its descriptor
+// (ours, writable by nobody else) and the log created without following a link: slurmstepd
+// opens the batch step's --output by path and would follow one planted there.
+void make_sweep_log(const std::string& base, std::uint64_t job_id) {
+  const helper::SafeDir::Purpose purpose{"job directory", "remove it or choose another output_dir"};
+  const auto root = helper::SafeDir::open(base, {"output directory", "create it, or choose another output_dir"}, false);
+  if (!root) fail("the output directory " + base + " is missing", "create it, or choose another output_dir");
+  const auto job = root->sub(std::to_string(job_id), true);
+  if (!job) fail("cannot create the job directory " + root->path_of(std::to_string(job_id)), purpose.remedy);
+  const auto logs = job->sub("logs", true);
+  if (!logs) fail("cannot create " + job->path_of("logs"), purpose.remedy);
+  logs->append_file("sweep_" + std::to_string(job_id) + ".log");
+}
+
+void write_metadata(const std::string& base, const Submission& s) {
+  const auto root = helper::SafeDir::open(base, {"output directory", "choose another output_dir"}, false);
+  const auto job = root ? root->sub(std::to_string(s.job_id), false) : std::nullopt;
+  if (!job) fail("the job directory " + s.output_dir + " is gone");
+  nlohmann::json meta = manifest(s);
+  meta.erase("status");
+  job->write_file(std::to_string(s.job_id) + ".json", meta.dump(2) + "\n", 0644);
+}
+
+}  // namespace
+
+Submission apply(const ApplyRequest& r) {
+  const auto refused = refusals(r);
+  if (!refused.empty()) {
+    std::string all;
+    for (const auto& w : refused) all += (all.empty() ? "" : "; ") + w;
+    fail(all);
+  }
+  if (r.file.empty()) fail("no recipe: give -f FILE[:SELECTOR]");
+  if (r.no_preflight) std::fprintf(stderr, "note: --no-preflight: srt-spank probes no image at submit; nothing to skip\n");
+
+  run::SubmitRequest req;
+  req.dash_f = resolve_file_argument(r.file);
+  req.profile = r.profile;
+  req.set = r.set;
+  req.unset = r.unset;
+  // Held until the sweep log exists: the batch step opens its --output when it starts, and
+  // Slurm makes no directory for it.
+  req.sbatch_extra = {"--hold"};
+  const Profile profile = helper::load_profile(r.profile);
+  const std::string base_given = profile.output_dir.empty() ? profile.results_root : profile.output_dir;
+  if (base_given.empty()) fail("the cluster profile sets neither output_dir nor results_root", "ask the admin to set one");
+  const std::string base = absolute(base_given);
+  // The job directory is planned by the plugin from the profile (it is mounted at /logs and
+  // checked on every node): a run cannot move it.
+  if (!r.output.empty() && absolute(r.output) != base)
+    std::fprintf(stderr,
+                 "note: -o %s: the job directory is the cluster profile's (%s/<jobid>); output_dir in the manifest says "
+                 "where it is\n",
+                 r.output.c_str(), base.c_str());
+  req.output = base + "/%j/logs/sweep_%j.log";
+
+  const run::Submitted submitted = run::submit(req);
+  Submission s;
+  s.job_id = submitted.job_id;
+  const char* runner = std::getenv("RUNNER_NAME");
+  s.job_name = runner && *runner ? runner : submitted.recipe.name;
+  s.output_dir = base + "/" + std::to_string(s.job_id);
+  // srtctl's config_path is the file it submitted: with --set/--unset a temporary one, gone by now.
+  s.config_path = submitted.recipe_file == req.dash_f ? absolute(helper::recipe_ref(req.dash_f).path) : submitted.recipe_file;
+  s.tags = split_tags(r.tags);
+  for (const auto& kv : r.set) s.applied_overrides.push_back("--set " + kv);
+  for (const auto& k : r.unset) s.applied_overrides.push_back("--unset " + k);
+  try {
+    make_sweep_log(base, s.job_id);
+    write_metadata(base, s);
+    int status = 0;
+    const std::string out = sys::run_capture({"scontrol", "release", std::to_string(s.job_id)}, 60, &status, true);
+    if (status != 0) fail("scontrol release " + std::to_string(s.job_id) + " failed (exit " + std::to_string(status) + "): " + out);
+  } catch (const Error&) {
+    cancel(s.job_id);
+    throw;
+  }
+  return s;
+}
+
+}  // namespace srt::apply

@@ -1,0 +1,105 @@
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <optional>
+
+#include "srt/cli.hpp"
+#include "srt/process.hpp"
+#include "srt/safe_dir.hpp"
+#include "run.hpp"
+#include "srt/error.hpp"
+
+namespace srt::run {
+
+namespace {
+
+// With --set/--unset the effective recipe goes to a file of its own, so the plugin validates and
+// snapshots exactly what runs. Not beside the original: in a shared recipe directory anyone could
+// plant <recipe>.srt-effective.yaml as a symlink, or swap the file before sbatch reads it (issue
+// 23, finding 2). It lives in a private directory (mkdtemp, 0700) that goes once sbatch has
+// returned: the plugin snapshots the recipe at submit and nothing reads the path afterwards.
+// JSON is YAML, and PyYAML reads it the same way.
+std::string write_effective_recipe(const helper::TempDir& tmp, const Recipe& recipe, const std::string& original,
+                                   const std::string& given) {
+  const std::string name = original.substr(original.rfind('/') + 1);
+  tmp.dir().write_file(name, "# " + given + " with srt-helper's --set/--unset applied\n" + recipe.source.root.dump(2) + "\n",
+                       0600);
+  return tmp.dir().path_of(name);
+}
+
+}  // namespace
+
+std::string find_job_script() {
+  const std::string beside = helper::executable_dir() + "/srt-job";
+  if (access(beside.c_str(), X_OK) == 0) return beside;
+  return "srt-job";  // sbatch looks it up on PATH
+}
+
+Submitted submit(const SubmitRequest& req) {
+  Submitted s;
+  s.profile = helper::load_profile(req.profile);
+  RecipeOptions ro;
+  ro.set = req.set;
+  ro.unset = req.unset;
+  ro.default_gpus_per_node = s.profile.gpus_per_node;
+  if (req.recipe.empty() == req.dash_f.empty())
+    throw CLI::ValidationError("recipe", "give one recipe, as RECIPE or -f RECIPE");
+  const std::string given = req.recipe.empty() ? req.dash_f : req.recipe;
+  // A variants file needs its selector: one job per submit, as `srtctl apply -f FILE:SELECTOR`.
+  helper::OneRecipe one = helper::load_one_recipe(given, ro, "a job");
+  s.recipe = std::move(one.recipe);
+  std::optional<helper::TempDir> tmp;
+  if (req.set.empty() && req.unset.empty()) {
+    s.recipe_file = given;  // FILE:SELECTOR as given: the plugin expands the same variant
+  } else {
+    // The expanded variant with the overrides applied: a plain recipe, no selector needed.
+    tmp.emplace("srt-effective.");
+    s.recipe_file = write_effective_recipe(*tmp, s.recipe, one.ref.path, given);
+  }
+
+  SubmitOptions o;
+  o.recipe_path = s.recipe_file;
+  o.job_script = find_job_script();
+  if (const char* runner = std::getenv("RUNNER_NAME")) o.job_name_override = runner;
+  const std::string root = s.profile.output_dir.empty() ? s.profile.results_root : s.profile.output_dir;
+  // slurmstepd creates sbatch's log by path, following a symlink: only where nobody else can
+  // plant one. Elsewhere sbatch's default (slurm-<job>.out here) holds it.
+  if (!root.empty() && helper::only_this_user_writes(root)) o.output = root + "/sweep_%j.log";
+  if (!req.output.empty()) o.output = req.output;  // apply: the job's own sweep log, made safely before release
+  o.extra = req.sbatch_extra;
+  // The launcher inside the job must read the same profile the plugin checked the job against.
+  const std::string profile_path = helper::find_profile_path(req.profile);
+  if (!profile_path.empty()) {
+    char resolved[PATH_MAX];
+    o.script_args = {"--profile", realpath(profile_path.c_str(), resolved) ? resolved : profile_path};
+  }
+  // A job option, not a recipe key: a recipe must stay loadable by srtctl (docs/running-recipes.md
+  // "Stalls").
+  if (req.stall_timeout_seconds >= 0)
+    o.script_args.insert(o.script_args.end(), {"--stall-timeout", std::to_string(req.stall_timeout_seconds)});
+  if (!req.stall_policy.empty()) o.script_args.insert(o.script_args.end(), {"--stall-policy", req.stall_policy});
+  if (!req.points.empty()) {
+    std::string list;
+    for (int c : req.points) list += (list.empty() ? "" : ",") + std::to_string(c);
+    o.script_args.insert(o.script_args.end(), {"--points", list});
+  }
+  std::vector<std::string> argv = {"sbatch", "--parsable"};
+  const auto args = sbatch_arguments(s.recipe, s.profile, o);
+  argv.insert(argv.end(), args.begin(), args.end());
+
+  int status = 0;
+  const std::string out = sys::run_capture(argv, 120, &status);
+  std::string first = out.substr(0, out.find_first_of(";\n"));
+  if (status != 0 || first.empty() || first.find_first_not_of("0123456789") != std::string::npos)
+    fail("sbatch refused the job (exit " + std::to_string(status) + ")" + (out.empty() ? "" : ": " + out),
+         "its messages above say why");
+  s.job_id = std::stoull(first);
+  if (!o.output.empty()) {
+    s.output_file = o.output;
+    for (std::size_t at; (at = s.output_file.find("%j")) != std::string::npos;) s.output_file.replace(at, 2, first);
+  }
+  return s;
+}
+
+}  // namespace srt::run

@@ -1,0 +1,16 @@
+// The entry point of srt-helper-jobstep.so (jobstep_module.hpp); its version script exports
+// this function alone.
+#include "commands.hpp"
+#include "srt/jobstep_abi.hpp"
+
+namespace srt::helper {
+int exit_code = 0;  // the module's own: srt-helper reads it through the pointer returned below
+}
+
+extern "C" int* srt_helper_jobstep_add(CLI::App* app) {
+  using namespace srt::helper;
+  add_launch(*app);
+  add_kv_relay(*app);
+  add_kv_watch(*app);
+  return &exit_code;
+}

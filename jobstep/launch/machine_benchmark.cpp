@@ -1,0 +1,159 @@
+// The benchmark state: one step running the recipe's own loop, or one step per concurrency point
+// (sweep.hpp), watched for stalls (stall.hpp), and the results judged by the one validity gate.
+#include <algorithm>
+#include <optional>
+
+#include "srt/result_files.hpp"
+#include "machine_impl.hpp"
+#include "stall.hpp"
+#include "stream.hpp"
+
+namespace srt::launch {
+
+void Launch::run_benchmark() {
+  const Process* bench = job_.plan.find("benchmark");
+  if (!bench) {
+    enter("serving");
+    console_.line("no benchmark step (benchmark.type " + job_.recipe.benchmark.type +
+                  "): serving until the job is cancelled or reaches its time limit");
+    for (;;) {
+      check();
+      sleep_s(kPollSeconds);
+    }
+  }
+  enter("benchmark");
+  stall_ = options_.stall_timeout_seconds >= 0 ? options_.stall_timeout_seconds : job_.profile.benchmark_stall_timeout;
+  if (stall_ > 0)
+    console_.line("benchmark: cut after " + std::to_string(stall_) +
+                  " s without a completed request or a new result file (--stall-timeout; profile benchmark_stall_timeout)");
+  if (job_.plan.benchmark_points.empty()) {
+    run_whole_sweep(*bench);
+    check_results();
+  } else {
+    run_points();
+  }
+}
+
+// Runs the step at steps_[index] to its end (true), or until the stall watch sees nothing
+// complete for the stall timeout (false); a signal or a critical step ending throws Stop.
+bool Launch::await_step(std::size_t index) {
+  StallWatch watch(job_, stall_, console_.seconds());
+  std::optional<OutputStream> stream;
+  if (job_.recipe.benchmark.stream_output)
+    stream.emplace(job_.log_dir + "/" + steps_[index].process->log_file, "benchmark| ");
+  bool ended = false;
+  while (!(ended = check(&steps_[index]))) {
+    if (stream) stream->poll(console_);
+    if (watch.stalled(console_.seconds())) {
+      stall_seen_ = watch.seen();
+      break;
+    }
+    sleep_s(kPollSeconds);
+  }
+  if (stream) stream->poll(console_, true);
+  return ended;
+}
+
+// A command that does not read SRT_BENCHMARK_CONCURRENCIES: one step loops over the grid
+// itself, so a stall can only end the whole sweep.
+void Launch::run_whole_sweep(const Process& bench) {
+  start(bench);
+  const std::size_t index = steps_.size() - 1;
+  if (!await_step(index)) {
+    const std::string why = "benchmark stalled: nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ +
+                            "); the benchmark and every worker were stopped (--stall-timeout " + std::to_string(stall_) + ")";
+    console_.line(why);
+    console_.tail(job_.log_dir + "/" + bench.log_file, kTailLines);
+    throw failed(Cause::stalled, why);
+  }
+  RunningStep& done = steps_[index];
+  if (done.srun.exit_code() != 0) {
+    const std::string what = "benchmark ended (" + done.srun.describe() + ")";
+    console_.line(what);
+    console_.tail(job_.log_dir + "/" + bench.log_file, kTailLines);
+    throw failed(Cause::step_ended, what, {bench.node}, Role::benchmark);
+  }
+}
+
+// One step per point (sweep.hpp). A stalled point is cut (its step only) and recorded; so is a
+// point whose step fails or whose result is invalid. By default the sweep stops there and the
+// rest is not run: after a stall the engines are suspect, and after a failure the recipe's own
+// loop (`set -e`, as srtctl runs it) would have stopped too. --stall-policy continue goes on.
+// A worker or the router ending, or a signal, still ends everything at once (check()).
+void Launch::run_points() {
+  points_ = sweep_points(job_.plan, job_.points);
+  std::string grid;
+  for (const auto& pt : points_) grid += " c" + std::to_string(pt.concurrency);
+  console_.line("benchmark: one step per point (the command reads " + std::string(kBenchmarkPointsVariable) + "):" + grid +
+                "; after a stalled or failed point the sweep " + (options_.stall_continue ? "goes on" : "stops") +
+                " (--stall-policy " + (options_.stall_continue ? "continue" : "stop") + ")");
+  std::string not_run;  // set once the sweep stops early: why the rest is not run
+  for (auto& pt : points_) {
+    const std::string tag = "c" + std::to_string(pt.concurrency);
+    if (!not_run.empty()) {
+      pt.state = "not_run", pt.reason = not_run;
+      continue;
+    }
+    pt.state = "running";
+    write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
+    console_.line("benchmark " + tag + ": step " + pt.process.step_name + " on " + pt.process.node + " -> " +
+                  pt.process.log_file);
+    start(pt.process);
+    const std::size_t index = steps_.size() - 1;
+    if (!await_step(index)) {
+      pt.state = "stalled";
+      pt.reason = "nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ + "; --stall-timeout " +
+                  std::to_string(stall_) + ")";
+      console_.line("benchmark " + tag + " stalled: " + pt.reason);
+      console_.tail(job_.log_dir + "/" + pt.process.log_file, kTailLines);
+      stop_step(steps_[index], job_.plan.job_id, options_.grace_seconds, console_);
+      if (!options_.stall_continue) not_run = "the sweep stopped after " + tag + " stalled (--stall-policy continue goes on)";
+      continue;
+    }
+    RunningStep& done = steps_[index];
+    pt.exit_code = done.srun.exit_code();
+    const PointResult r = judge_point(pt.concurrency, find_result_files(results_path())[pt.concurrency]);
+    if (done.srun.exit_code() != 0) pt.state = "failed", pt.reason = "the step ended (" + done.srun.describe() + ")";
+    else if (!r.problem.empty()) pt.state = "failed", pt.reason = r.problem;
+    else pt.state = "ok";
+    console_.line("benchmark " + tag + ": " +
+                  (pt.state == "ok" ? "ok, " + std::to_string(r.completed) + " completed" : pt.state + ": " + pt.reason));
+    if (pt.state != "ok") {
+      console_.tail(job_.log_dir + "/" + pt.process.log_file, kTailLines);
+      if (!options_.stall_continue) not_run = "the sweep stopped after " + tag + " failed (--stall-policy continue goes on)";
+    }
+  }
+  write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
+  for (const auto& pt : points_)
+    if (pt.state != "ok") {
+      const bool stalled = std::any_of(points_.begin(), points_.end(), [](const SweepPoint& p) { return p.state == "stalled"; });
+      throw failed(stalled ? Cause::stalled : Cause::results, "benchmark: " + points_summary(points_));
+    }
+  console_.line("benchmark results: " + std::to_string(points_.size()) + " point(s) under " +
+                (results_path() / "fixed-seq").string() + ", every one valid");
+}
+
+std::filesystem::path Launch::results_path() const {
+  return std::filesystem::path(job_.results_dir) / std::to_string(job_.plan.job_id);
+}
+
+// The validity gate (srt/validity.hpp), the one `run` and `report` apply: every planned
+// concurrency point needs a result with completed requests and output tokens and at most 5 %
+// failed prompts, whatever the benchmark's exit status said.
+void Launch::check_results() {
+  const std::filesystem::path dir = results_path();
+  const std::vector<int>& planned = job_.recipe.benchmark.concurrencies;
+  const SweepVerdict v = judge_results(dir, planned);
+  if (planned.empty() && v.points.empty()) {
+    console_.line("benchmark results: none under " + (dir / "fixed-seq").string() +
+                  " and the recipe plans no concurrencies (benchmark.concurrencies): nothing to check");
+    return;
+  }
+  for (const auto& p : v.points)
+    console_.line("  c" + std::to_string(p.concurrency) + ": " +
+                  (p.problem.empty() ? "ok, " + std::to_string(p.completed) + " completed" : p.problem));
+  if (!v.valid) throw failed(Cause::results, "benchmark results invalid: " + v.problems());
+  console_.line("benchmark results: " + std::to_string(v.points.size()) + " point(s) under " + (dir / "fixed-seq").string() +
+                ", every one valid");
+}
+}  // namespace srt::launch

@@ -1,0 +1,105 @@
+// The batch step's state machine (machine.cpp, machine_start.cpp, machine_benchmark.cpp): one
+// class whose states are its member functions, split by stage so each file reads on its own.
+//   plan -> gpus -> ports -> preflight -> workers -> healthy -> ranks -> router -> benchmark -> teardown
+// Every state polls the same way (check()): a signal or a critical process ending leaves the
+// normal path at once (Stop), and teardown runs on every path.
+#pragma once
+#include <sys/time.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "launch.hpp"
+#include "run_state.hpp"
+#include "sweep.hpp"
+
+namespace srt::launch {
+
+inline constexpr double kPollSeconds = 0.05;    // signals and exits
+inline constexpr double kProbeSeconds = 0.1;    // readiness: noticed within a tenth of a second
+inline constexpr double kProgressSeconds = 15;  // a progress line at least this often while waiting
+inline constexpr int kTailLines = 30;
+// The most characters of a failed job's one-line reason that the launcher composes from parts
+// (each role's cause is cut to fit): what a person reads in squeue's comment or a CI summary.
+inline constexpr std::size_t kReasonBudget = 280;
+inline constexpr double kSignalRaceSeconds = 0.3;
+inline constexpr double kPortCheckSeconds = 120;  // one srun on every node; slurmstepd start-up under load
+
+// Thrown by a state to leave the normal path; run() records it as the job's outcome.
+struct Stop {
+  Outcome outcome;
+};
+
+// The Stop of a failed job: its reason, its failure class and the nodes it involves.
+inline Stop failed(Cause cause, std::string reason, std::vector<std::string> nodes = {},
+                   std::optional<Role> role = std::nullopt) {
+  Outcome o{"failed", std::move(reason), 1, failure_class(cause, role), std::move(nodes)};
+  return Stop{std::move(o)};
+}
+
+inline double unix_now() {
+  timeval tv{};
+  ::gettimeofday(&tv, nullptr);
+  return double(tv.tv_sec) + double(tv.tv_usec) / 1e6;
+}
+
+inline void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+class Launch {
+ public:
+  explicit Launch(const Options& options) : options_(options), started_unix_(unix_now()) {}
+  int run();
+
+ private:
+  // machine.cpp: the path through the states, and what every state uses.
+  void enter(const std::string& state);
+  void describe_plan();
+  RunningStep& start(const Process& p);
+  void check_signal();
+  void throw_if_node_failure();
+  bool check(const RunningStep* awaited = nullptr);
+  void teardown();
+  void remove_containers(double seconds);
+  std::string address(const Process& p) const { return job_.plan.nodes.at(std::size_t(p.node_index)).address; }
+
+  // machine_start.cpp: everything before the benchmark.
+  void check_gpus();
+  void check_nodes_and_ports();
+  std::string port_check_failure(const std::string& out, int status);
+  std::string node_step_failure(const std::string& state, const std::string& what, const std::string& file,
+                                const std::string& out, int status, const std::vector<std::string>& silent);
+  void preflight();
+  void start_workers();
+  void wait_healthy();
+  void canary_ranks();
+  std::string model_of(const std::string& host, int port);
+  void start_router();
+  void wait_router_warm(const Process& router);
+
+  // machine_benchmark.cpp: the benchmark, one step for the sweep or one per point, and its results.
+  void run_benchmark();
+  bool await_step(std::size_t index);
+  void run_whole_sweep(const Process& bench);
+  void run_points();
+  std::filesystem::path results_path() const;
+  void check_results();
+
+  Options options_;
+  Job job_;
+  bool loaded_ = false;
+  Console console_;
+  std::vector<RunningStep> steps_;
+  std::vector<SweepPoint> points_;  // sized once (steps_ point at their processes)
+  int stall_ = 0;                    // the stall timeout in force
+  std::string stall_seen_;           // what the stall watch saw last, for the reason
+  Outcome outcome_;
+  Timings timings_;
+  std::string state_;
+  double started_unix_;
+  std::optional<long long> warned_at_;  // when Slurm's time-limit warning (USR1) came, unix seconds
+};
+
+}  // namespace srt::launch

@@ -1,0 +1,73 @@
+// One named srun step per Plan process (docs/design.md "The batch step", workers):
+//   srun --overlap -N1 -n1 -w HOST --job-name=prefill_0 --srt-step=prefill:0 <container>
+//        srt-exec -- <argv>
+#include <string>
+
+#include "launch.hpp"
+
+namespace srt::launch {
+namespace {
+
+// srt-exec's checks for paths the Plan names: a local model must be where the argv says.
+std::vector<std::string> exec_checks(const Job& job, const Process& p) {
+  std::vector<std::string> out;
+  if (!p.is_worker()) return out;
+  for (std::size_t i = 0; i + 1 < p.argv.size(); ++i)
+    if (p.argv[i] == "--model" && !p.argv[i + 1].empty() && p.argv[i + 1].front() == '/')
+      out.insert(out.end(), {"--require", p.argv[i + 1]});
+  const bool pd = p.role != Role::agg;
+  if (job.recipe.backend.mooncake_over_rdma() && pd) out.push_back("--rdma");  // srt-exec checks the devices
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> StepCommand::argv() const {
+  std::vector<std::string> out = srun;
+  out.insert(out.end(), command.begin(), command.end());
+  return out;
+}
+
+StepCommand step_command(const Job& job, const Process& p) {
+  StepCommand c;
+  c.srun = {"srun", "--jobid=" + std::to_string(job.plan.job_id), "--overlap", "--nodes=1", "--ntasks=1",
+            "--nodelist=" + p.node, "--job-name=" + p.step_name,
+            "--output=" + job.log_dir + "/" + p.log_file, "--open-mode=append", "--input=none"};
+  // append: the per-point benchmark steps share benchmark.out; every other log is new in the job's
+  // own log directory (created by the launcher, nobody else can write there), so nothing changes.
+  if (p.is_worker()) c.srun.push_back("--srt-step=" + p.name);
+  const ContainerCommand box = container_command(job, p);
+  c.srun.insert(c.srun.end(), box.srun_options.begin(), box.srun_options.end());
+  // The recipe's srun_options, after the container's as srtctl orders them. pyxis's own options
+  // (container-*) mean nothing without pyxis, and srun would refuse them.
+  if (p.role != Role::kv_relay)
+    for (const auto& [key, value] : job.recipe.srun_options) {
+      if (job.profile.container_runtime != ContainerRuntime::pyxis && key.rfind("container-", 0) == 0) continue;
+      c.srun.push_back(value.empty() ? "--" + key : "--" + key + "=" + value);
+    }
+
+  if (p.role == Role::kv_relay) {
+    // Runs on the host, as srt-helper itself: the Plan's argv[0] is "srt-helper".
+    c.command = p.argv;
+    if (!c.command.empty() && c.command.front() == "srt-helper") c.command.front() = job.srt_helper;
+  } else {
+    c.command = box.wrapper;
+    c.command.push_back(box.srt_exec);
+    const auto checks = exec_checks(job, p);
+    c.command.insert(c.command.end(), checks.begin(), checks.end());
+    c.command.push_back("--");
+    c.command.insert(c.command.end(), p.argv.begin(), p.argv.end());
+  }
+  c.env = p.env;
+  c.unset_env = p.unset_env;
+  return c;
+}
+
+Json step_command_json(const StepCommand& c, const Process& p) {
+  Json env = Json::object();
+  for (const auto& [k, v] : c.env) env[k] = v;
+  return Json{{"name", p.name}, {"step_name", p.step_name}, {"node", p.node}, {"srun", c.srun},
+              {"command", c.command}, {"env", env}, {"unset_env", c.unset_env}};
+}
+
+}  // namespace srt::launch

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# srt-helper apply and the srtctl entry point as InferenceX's srt driver calls them
+# (`srtctl apply ... -f R --file R --json --yes`), against a faked Slurm: sbatch answers job
+# 601 and records its arguments, scontrol records the release, scancel the cancel.
+#   - stdout is exactly one JSON document with srtctl's manifest fields and types;
+#   - the job is submitted held, with --output=<base>/%j/logs/sweep_%j.log, and that file exists
+#     (a regular file in directories of ours) before the release;
+#   - -f X --file Y: Y is submitted (argparse's last one wins);
+#   - errors: {"status": "error", ...} on stdout, exit 1; a malformed --set exit 2 (argparse's);
+#   - a job directory planted as a symlink: refused, the held job cancelled;
+#   - benchmark.stream_output is a recipe key (--set);
+#   - the entry point maps apply/dry-run/migrate and refuses the rest.
+# Usage: apply_test.sh SRT_HELPER SOURCE_DIR
+set -euo pipefail
+helper=${1:?usage: apply_test.sh SRT_HELPER SOURCE_DIR}
+src=${2:?usage: apply_test.sh SRT_HELPER SOURCE_DIR}
+srtctl="$(dirname "$helper")/srtctl-path/srtctl"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=fake_job.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fake_job.sh"
+fake_job_setup apply-test
+mkdir -p "$work/bin" "$work/rec"
+cat > "$work/bin/sbatch" <<SH
+#!/bin/bash
+printf '%s\n' "\$@" > "$work/rec/sbatch.args"
+echo "noise on sbatch's stderr" >&2
+echo 601
+SH
+cat > "$work/bin/scontrol" <<SH
+#!/bin/bash
+# The sweep log must exist when the job is released.
+[[ -f "$work/results/601/logs/sweep_601.log" && ! -L "$work/results/601/logs/sweep_601.log" ]] || exit 9
+echo "\$*" > "$work/rec/scontrol"
+SH
+cat > "$work/bin/scancel" <<SH
+#!/bin/bash
+echo "\$*" > "$work/rec/scancel"
+SH
+chmod 755 "$work/bin"/*
+
+apply() {  # EXPECTED-EXIT ARGS... : stdout to $work/out, stderr to $work/err
+  local want=$1 rc=0
+  shift
+  rm -rf "${work:?}/rec"/* "$work/results"/*
+  PATH="$work/bin:$PATH" RUNNER_NAME=runner-7 "$srtctl" apply --profile "$profile" "$@" >"$work/out" 2>"$work/err" || rc=$?
+  echo "--- srtctl apply $* (exit $rc)"
+  cat "$work/out" "$work/err"
+  (( rc == want )) || fail "exit $rc, expected $want"
+}
+# The driver's reader: json.loads of the whole file (two lines fail with "Extra data").
+read_manifest() {
+  python3 - "$work/out" "$@" <<'PY'
+import json, sys
+record = json.loads(open(sys.argv[1]).read())
+for check in sys.argv[2:]:
+    assert eval(check, {"r": record}), f"{check}: {record}"
+PY
+}
+
+other=$work/other.yaml
+cp "$recipe" "$other"
+apply 0 --set benchmark.stream_output=true -f "$other" --no-preflight --tags "a, b,," --json --yes --file "$recipe"
+read_manifest 'r["status"] == "submitted"' 'r["slurm_job_id"] == "601"' 'r["job_name"] == "runner-7"' \
+  "r['output_dir'] == '$work/results/601'" "r['metadata_path'] == '$work/results/601/601.json'" \
+  'r["tags"] == ["a", "b"]' 'r["applied_overrides"] == ["--set benchmark.stream_output=true"]' \
+  'isinstance(r["config_path"], str)' || fail "the manifest"
+grep -qx -- "--hold" "$work/rec/sbatch.args" || fail "the job was not submitted held"
+grep -qx -- "--output=$work/results/%j/logs/sweep_%j.log" "$work/rec/sbatch.args" || fail "sbatch --output is not the sweep log"
+[[ "$(cat "$work/rec/scontrol")" == "release 601" ]] || fail "the job was not released"
+[[ -f "$work/results/601/601.json" ]] || fail "no <jobid>.json"
+grep -q "noise" "$work/out" && fail "sbatch's messages reached stdout"
+
+# -f X ... --file Y: Y; without --set the recipe goes to sbatch by its own path.
+apply 0 -f "$other" --json --file "$recipe"
+grep -qx -- "--srt-recipe=$recipe" "$work/rec/sbatch.args" || fail "--file did not win over -f"
+read_manifest "r['config_path'] == '$(realpath "$recipe")'" 'r["tags"] is None' '"applied_overrides" not in r' ||
+  fail "the manifest without overrides"
+apply 0 -f "$recipe"
+grep -q '^Job 601 submitted' "$work/out" || fail "the prose line does not match the fork path's 'Job ([0-9]+)'"
+
+# One job per apply: a variants file without a selector is refused.
+apply 1 -f "$src/tests/fixtures/recipes/variants/atom-variants.yaml" --json
+read_manifest 'r["status"] == "error"' '"variant" in r["error"] or "selector" in r["error"]' || fail "the variants refusal"
+[[ -e "$work/rec/sbatch.args" ]] && fail "a variants file without a selector was submitted"
+apply 1 -f "$recipe" --setup-script install.sh --json
+read_manifest 'r["status"] == "error"' '"not yet" in r["error"]' || fail "--setup-script"
+apply 1 -f "$recipe" --serve-only --json
+read_manifest '"--serve-only" in r["error"]' || fail "--serve-only"
+apply 2 -f "$recipe" --set benchmark.stream_output --json
+[[ -s "$work/out" ]] && fail "a usage error wrote to stdout"
+
+# A job directory planted before the release (a symlink into somewhere else): refused, cancelled.
+cat > "$work/bin/sbatch" <<SH
+#!/bin/bash
+printf '%s\n' "\$@" > "$work/rec/sbatch.args"
+mkdir -p "$work/elsewhere"
+ln -s "$work/elsewhere" "$work/results/601"
+echo 601
+SH
+apply 1 -f "$recipe" --json
+read_manifest 'r["status"] == "error"' || fail "the planted directory"
+[[ "$(cat "$work/rec/scancel")" == "601" ]] || fail "the held job was not cancelled"
+[[ -e "$work/rec/scontrol" ]] && fail "the job was released"
+[[ -z "$(ls -A "$work/elsewhere")" ]] || fail "something was written through the planted link"
+
+# The entry point's other subcommands.
+"$srtctl" dry-run --file "$recipe" --profile "$profile" >/dev/null || fail "srtctl dry-run --file"
+rc=0; "$srtctl" status 2>"$work/err" || rc=$?
+(( rc == 2 )) && grep -q "not provided by srt-spank" "$work/err" || fail "srtctl status: exit $rc: $(cat "$work/err")"
+help=$("$srtctl" --help) || fail "srtctl --help exits non-zero"
+# Read from a variable: `srtctl --help | grep -q` under pipefail fails whenever grep quits at its
+# match before srtctl has written its last line (SIGPIPE), as it did under ASan in CI.
+grep -q "apply, dry-run, migrate" <<<"$help" || fail "srtctl --help: $help"
+echo "apply: all cases pass"

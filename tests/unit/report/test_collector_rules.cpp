@@ -1,0 +1,113 @@
+// InferenceX's collector rules on a results tree in srtctl's layout (srt/collector_rules.hpp):
+// a missing, unexpected or duplicate point, max_concurrency against the file name, a forged
+// benchmark_outcome and more than 5 % failed requests each fail the tree.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "srt/collector_rules.hpp"
+
+namespace {
+
+using srt::report::TreeFile;
+
+// A result as InferenceX's benchmark_serving.py saves it, with srtctl's benchmark_outcome.
+std::string result(int conc, int requested, int completed, bool outcome = true) {
+  const int failed = requested - completed;
+  const bool over = double(failed) / requested > 0.05;
+  std::string r = "{\"model_id\": \"m\", \"max_concurrency\": " + std::to_string(conc) +
+                  ", \"num_prompts\": " + std::to_string(requested) + ", \"completed\": " + std::to_string(completed) +
+                  ", \"total_output_tokens\": " + std::to_string(completed * 100) +
+                  ", \"request_throughput\": 1.0, \"output_throughput\": 1.0, \"total_token_throughput\": 2.0";
+  if (outcome)
+    r += ", \"benchmark_outcome\": {\"status\": \"" + std::string(over ? "failed" : "passed") +
+         "\", \"requested\": " + std::to_string(requested) + ", \"completed\": " + std::to_string(completed) +
+         ", \"failed\": " + std::to_string(failed) + ", \"max_failure_rate\": 0.05}";
+  return r + "}";
+}
+
+TreeFile file(int conc, const std::string& text, const std::string& dir = "sa-bench_isl_1024_osl_1024") {
+  return {"logs/" + dir + "/results_concurrency_" + std::to_string(conc) + "_gpus_16_ctx_8_gen_8.json", text};
+}
+
+}  // namespace
+
+TEST_CASE("sa-bench result names parse as the collector's regex reads them") {
+  const auto n = srt::report::parse_sa_bench_name("results_concurrency_64_gpus_16_ctx_8_gen_8.json");
+  REQUIRE(n);
+  CHECK(n->concurrency == 64);
+  CHECK(n->gpus == 16);
+  CHECK(n->ctx == 8);
+  CHECK(n->gen == 8);
+  const auto agg = srt::report::parse_sa_bench_name("results_concurrency_4_gpus_8.json");
+  REQUIRE(agg);
+  CHECK(agg->ctx == -1);
+  CHECK_FALSE(srt::report::parse_sa_bench_name("results_concurrency_4_gpus_8_ctx_4_gen_4.pytorch.json"));
+  CHECK_FALSE(srt::report::parse_sa_bench_name("lab-c4.json"));
+}
+
+TEST_CASE("CONC_LIST is read as the workflow writes it") {
+  CHECK(*srt::report::parse_conc_list("4 8 16") == std::vector<int>{4, 8, 16});
+  CHECK(*srt::report::parse_conc_list("4,8") == std::vector<int>{4, 8});
+  CHECK(srt::report::parse_conc_list("")->empty());
+  CHECK_FALSE(srt::report::parse_conc_list("4 x"));
+  CHECK_FALSE(srt::report::parse_conc_list("0"));
+}
+
+TEST_CASE("a complete tree passes") {
+  const auto v = srt::report::judge_collector_tree({file(4, result(4, 40, 40)), file(8, result(8, 80, 78))}, {4, 8});
+  INFO(v.problems().size());
+  CHECK(v.valid);
+  CHECK(v.problems().empty());
+}
+
+TEST_CASE("a missing CONC_LIST point fails the tree") {
+  const auto v = srt::report::judge_collector_tree({file(4, result(4, 40, 40))}, {4, 8});
+  CHECK_FALSE(v.valid);
+  CHECK(v.missing == std::vector<int>{8});
+  CHECK(v.problems().front() == "missing concurrency points: 8");
+}
+
+TEST_CASE("an unexpected or duplicate point fails the tree") {
+  const auto unexpected = srt::report::judge_collector_tree({file(4, result(4, 40, 40)), file(16, result(16, 160, 160))}, {4});
+  CHECK_FALSE(unexpected.valid);
+  CHECK(unexpected.unexpected == std::vector<int>{16});
+  const auto dup = srt::report::judge_collector_tree(
+      {file(4, result(4, 40, 40)), file(4, result(4, 40, 40), "sa-bench_isl_8192_osl_1024")}, {4});
+  CHECK_FALSE(dup.valid);
+  CHECK(dup.duplicate == std::vector<int>{4});
+}
+
+TEST_CASE("6 % failed requests fail the point, exactly 5 % passes") {
+  const auto six = srt::report::judge_collector_tree({file(10, result(10, 100, 94))}, {10});
+  CHECK_FALSE(six.valid);
+  const auto five = srt::report::judge_collector_tree({file(10, result(10, 100, 95))}, {10});
+  CHECK(five.valid);
+  // Without benchmark_outcome srt-spank's own gate still counts num_prompts against completed.
+  const auto legacy = srt::report::judge_collector_tree({file(10, result(10, 100, 94, false))}, {10});
+  CHECK_FALSE(legacy.valid);
+}
+
+TEST_CASE("max_concurrency must be the file name's N") {
+  CHECK(srt::report::collector_point_problem(result(8, 80, 80), 8).empty());
+  CHECK(srt::report::collector_point_problem(result(8, 80, 80), 16).find("max_concurrency 8 is not the file name's 16") !=
+        std::string::npos);
+  CHECK(srt::report::collector_point_problem("{\"max_concurrency\": 8.0}", 8).empty());
+  CHECK_FALSE(srt::report::collector_point_problem("{}", 8).empty());
+}
+
+TEST_CASE("a forged benchmark_outcome fails the point") {
+  // "passed" although 10 of 100 failed.
+  std::string forged = result(10, 100, 90);
+  forged.replace(forged.find("\"failed\", \"requested\""), 8, "\"passed\"");
+  CHECK(srt::report::collector_point_problem(forged, 10).find("does not agree with its counts") != std::string::npos);
+  // Counts as floats, and a top-level completed that differs from the outcome's.
+  CHECK_FALSE(srt::report::collector_point_problem(
+                  "{\"max_concurrency\": 1, \"benchmark_outcome\": {\"status\": \"passed\", \"requested\": 10.0, "
+                  "\"completed\": 10, \"failed\": 0, \"max_failure_rate\": 0.05}}",
+                  1)
+                  .empty());
+  std::string skew = result(4, 40, 40);
+  skew.replace(skew.find("\"completed\": 40,"), 16, "\"completed\": 39,");
+  CHECK(srt::report::collector_point_problem(skew, 4).find("differs from benchmark_outcome's") != std::string::npos);
+}
