@@ -7,18 +7,12 @@
 #include <set>
 #include <string>
 
-#include "recipes.hpp"
+#include "process_checks.hpp"
 #include "srt/error.hpp"
 
 using namespace test_recipes;
 
 namespace {
-
-std::string env_of(const srt::Process& p, const std::string& name) {
-  for (const auto& [k, v] : p.env)
-    if (k == name) return v;
-  return "<unset>";
-}
 
 // Two 4-GPU DP-attention prefill workers share node 0 (the stand-ins' mutation-test shape).
 srt::Recipe two_workers_per_node() {

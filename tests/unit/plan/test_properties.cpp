@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "recipes.hpp"
+#include "process_checks.hpp"
 
 using namespace test_recipes;
 
@@ -44,17 +44,6 @@ Generated generate(std::mt19937& rng, int max_nodes) {
   g.in = inputs(nodes, rng() % 100000);
   g.in.kv_events_capability = rng() % 2 ? "offset" : "connect";
   return g;
-}
-
-std::string env_of(const srt::Process& p, const std::string& name) {
-  for (const auto& [k, v] : p.env)
-    if (k == name) return v;
-  return "";
-}
-
-std::string arg_after(const srt::Process& p, const std::string& flag) {
-  auto it = std::find(p.argv.begin(), p.argv.end(), flag);
-  return it == p.argv.end() || it + 1 == p.argv.end() ? "" : *(it + 1);
 }
 
 void check_plan(const srt::Plan& plan) {

@@ -2,28 +2,17 @@
 
 #include <algorithm>
 
-#include "recipes.hpp"
+#include "process_checks.hpp"
 #include "srt/error.hpp"
 
 using namespace test_recipes;
 
 namespace {
 
-std::string env_of(const srt::Process& p, const std::string& name) {
-  for (const auto& [k, v] : p.env)
-    if (k == name) return v;
-  return "<unset>";
-}
-
 std::string job_env(const srt::Plan& plan, const std::string& name) {
   for (const auto& [k, v] : plan.job_env)
     if (k == name) return v;
   return "<unset>";
-}
-
-std::string arg_after(const srt::Process& p, const std::string& flag) {
-  auto it = std::find(p.argv.begin(), p.argv.end(), flag);
-  return it == p.argv.end() || it + 1 == p.argv.end() ? "<none>" : *(it + 1);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-#include "recipes.hpp"
+#include "process_checks.hpp"
 #include "srt/contract.hpp"
 #include "srt/engines.hpp"
 
@@ -68,27 +68,6 @@ srt::Recipe sglang_pd(int prefill_nodes, int gpus_per_prefill, bool dp_attention
   r.backend.aggregated_config = srt::Json::object();
   r.frontend.args = {{"policy", "consistent_hashing"}, {"dp-aware", true}};
   return r;
-}
-
-std::string env_of(const srt::Process& p, const std::string& name) {
-  for (const auto& [k, v] : p.env)
-    if (k == name) return v;
-  return "<unset>";
-}
-
-std::string arg_after(const srt::Process& p, const std::string& flag) {
-  auto it = std::find(p.argv.begin(), p.argv.end(), flag);
-  return it == p.argv.end() || it + 1 == p.argv.end() ? "" : *(it + 1);
-}
-
-bool has_arg(const srt::Process& p, const std::string& a) { return std::find(p.argv.begin(), p.argv.end(), a) != p.argv.end(); }
-
-void no_port_twice(const srt::Plan& plan) {
-  std::set<std::pair<int, int>> seen;
-  for (const auto& p : plan.processes)
-    for (const auto& [kind, ports] : all_ports(p))
-      for (int port : ports)
-        if (!seen.insert({p.node_index, port}).second) FAIL(p.name << " " << kind << " reuses port " << port << " on " << p.node);
 }
 
 std::vector<int> dp_block_of(int p) {
