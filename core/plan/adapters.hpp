@@ -104,4 +104,11 @@ std::string role_served_model_name(const Recipe& r);
 // Shared by the adapters: the `http://ADDRESS:PORT` other nodes reach a worker at.
 std::string worker_url(const Process& w, const std::vector<PlanNode>& nodes);
 
+// Shared by the router adapters (router_process.cpp): the router on the head node, named
+// `<head>_<log_tag>_0.out`, serving the public port, with a planned Prometheus port...
+Process router_process(const FrontendSite& s, const char* adapter, const std::string& log_tag);
+// ...and, after the adapter's own arguments, the tail they all share: frontend.args, the
+// recipe's and the frontend's environment, and readiness when /workers lists every worker.
+void finish_router(Process& router, const FrontendSite& s);
+
 }  // namespace srt::plan_detail

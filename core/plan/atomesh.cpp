@@ -11,24 +11,12 @@ namespace srt::plan_detail {
 namespace {
 
 Process atomesh_router(const FrontendSite& s) {
-  const Recipe& r = s.recipe;
   const Profile& p = s.profile;
-  const PlanNode& head = s.head;
   const int frontend_port = s.public_port;
-  NodePorts& ports = s.ports;
   const std::vector<const Process*>& workers = s.workers;
-  Process router;
-  router.name = "router";
-  router.role = Role::router;
-  router.node_index = head.index;
-  router.node = head.name;
-  router.step_name = "router";
-  router.log_file = head.name + "_atomesh_0.out";
-  router.ports.http = {frontend_port};
-  router.ports.metrics = {ports.one("router --prometheus-port")};
+  Process router = router_process(s, "atomesh", "atomesh");
 
   int prefill = 0, decode = 0, agg = 0;
-  std::vector<std::string> urls;
   for (const Process* w : workers) {
     if (w->role == Role::prefill) ++prefill;
     else if (w->role == Role::decode) ++decode;
@@ -56,13 +44,7 @@ Process atomesh_router(const FrontendSite& s) {
   router.argv.insert(router.argv.end(),
                      {"--host", s.bind_host, "--port", std::to_string(frontend_port), "--backend", "atom",
                       "--prometheus-port", std::to_string(router.ports.metrics.front())});
-  const auto extra = frontend_flags(r.frontend.args);
-  router.argv.insert(router.argv.end(), extra.begin(), extra.end());
-
-  for (const auto& [k, v] : r.environment) set_env(router.env, k, v);
-  for (const auto& [k, v] : r.frontend.env) set_env(router.env, k, v);
-  router.readiness = {"workers", frontend_port, "/workers"};
-  router.adapter = "atomesh";
+  finish_router(router, s);
   return router;
 }
 

@@ -14,19 +14,7 @@ namespace srt::plan_detail {
 namespace {
 
 Process sglang_router(const FrontendSite& s) {
-  Process router;
-  router.name = "router";
-  router.role = Role::router;
-  router.node_index = s.head.index;
-  router.node = s.head.name;
-  router.step_name = "router";
-  router.log_file = s.head.name + "_router_0.out";
-  router.adapter = "sglang-router";
-  router.ports.http = {s.public_port};
-  // The CLI's --prometheus-port defaults to 29000 on 0.0.0.0 (sglang_router/router_args.py 0.3.2,
-  // smg 1.9.0), whatever the RouterArgs dataclass says: two routers on a node would collide, so
-  // it is planned like every other port.
-  router.ports.metrics = {s.ports.one("router --prometheus-port")};
+  Process router = router_process(s, "sglang-router", "router");
 
   int prefill = 0, decode = 0, agg = 0;
   for (const Process* w : s.workers) {
@@ -59,13 +47,7 @@ Process sglang_router(const FrontendSite& s) {
   router.argv.insert(router.argv.end(), {"--host", s.bind_host, "--port", std::to_string(s.public_port),
                                          "--prometheus-port", std::to_string(router.ports.metrics.front()),
                                          "--prometheus-host", s.bind_host});
-  const auto extra = frontend_flags(s.recipe.frontend.args);
-  router.argv.insert(router.argv.end(), extra.begin(), extra.end());
-
-  for (const auto& [k, v] : s.recipe.environment) set_env(router.env, k, v);
-  for (const auto& [k, v] : s.recipe.frontend.env) set_env(router.env, k, v);
-  // srtctl's check_sglang_router_health: stats.prefill_count and decode_count + regular_count.
-  router.readiness = {"workers", s.public_port, "/workers"};
+  finish_router(router, s);
   return router;
 }
 

@@ -25,18 +25,7 @@ Process vllm_router(const FrontendSite& s) {
         fail(std::string("frontend.args.") + it.key() + ": --" + m + " is set by srt-spank for the vLLM Router",
              "remove it from frontend.args");
 
-  Process router;
-  router.name = "router";
-  router.role = Role::router;
-  router.node_index = s.head.index;
-  router.node = s.head.name;
-  router.step_name = "router";
-  router.log_file = s.head.name + "_router_0.out";
-  router.adapter = "vllm-router";
-  router.ports.http = {s.public_port};
-  // Prometheus is always on in vllm-router (29000 on 127.0.0.1 by default): two routers on a node
-  // would collide, so it is planned like every other port.
-  router.ports.metrics = {s.ports.one("router --prometheus-port")};
+  Process router = router_process(s, "vllm-router", "router");
 
   // One --intra-node-data-parallel-size for every URL (node_local_data_parallel_size).
   std::set<int> dp;
@@ -70,12 +59,7 @@ Process vllm_router(const FrontendSite& s) {
   }
   router.argv.insert(router.argv.end(), {"--prometheus-port", std::to_string(router.ports.metrics.front()),
                                          "--prometheus-host", s.bind_host});
-  const auto extra = frontend_flags(args);
-  router.argv.insert(router.argv.end(), extra.begin(), extra.end());
-
-  for (const auto& [k, v] : s.recipe.environment) set_env(router.env, k, v);
-  for (const auto& [k, v] : s.recipe.frontend.env) set_env(router.env, k, v);
-  router.readiness = {"workers", s.public_port, "/workers"};
+  finish_router(router, s);
   return router;
 }
 
