@@ -51,9 +51,7 @@ Process vllm_router(const FrontendSite& s) {
   // Workers that have not answered within the window are dropped: srtctl sizes it from the
   // recipe's health check (the same budget the launcher waits for the workers).
   if (!find_flag(args, {"worker-startup-timeout-secs"})) {
-    const HealthCheck hc = s.recipe.health_check      ? *s.recipe.health_check
-                           : s.profile.default_health_check ? *s.profile.default_health_check
-                                                             : HealthCheck{};
+    const HealthCheck hc = effective_health_check(s.recipe, s.profile);
     router.argv.insert(router.argv.end(),
                        {"--worker-startup-timeout-secs", std::to_string(hc.max_attempts * hc.interval_seconds)});
   }

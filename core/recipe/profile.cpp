@@ -99,6 +99,10 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
 
 Profile default_profile() { return Profile{}; }
 
+HealthCheck effective_health_check(const Recipe& r, const Profile& p) {
+  return r.health_check ? *r.health_check : p.default_health_check ? *p.default_health_check : HealthCheck{};
+}
+
 const char* container_runtime_name(ContainerRuntime r) {
   switch (r) {
     case ContainerRuntime::pyxis: return "pyxis";

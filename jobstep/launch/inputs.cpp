@@ -144,9 +144,7 @@ Job load_job(const Options& o) {
     std::fprintf(stderr, "warning: the job has %zu nodes, the recipe uses %d; the others stay idle\n",
                  facts.nodes.size(), job.plan.demand_nodes);
 
-  const HealthCheck hc = job.recipe.health_check ? *job.recipe.health_check
-                         : job.profile.default_health_check ? *job.profile.default_health_check
-                                                             : HealthCheck{};
+  const HealthCheck hc = effective_health_check(job.recipe, job.profile);
   job.health_budget_seconds = hc.max_attempts * hc.interval_seconds;
   // The directories the Plan mounts at /logs and /results (srt/container_spec.hpp).
   job.job_dir = job_directory(job.profile, job.plan.job_id);

@@ -118,6 +118,10 @@ Profile profile_from_document(Document doc);
 // digest is the bytes' sha256, the one the plugin and the launcher compare.
 Profile load_profile_text(const std::string& bytes, const std::string& name, const ReadOptions& opts = {});
 
+// The health check the launcher waits on and routers size their startup window from: the recipe's,
+// else the profile's default_health_check, else srtctl's default (HealthCheck's initialisers).
+HealthCheck effective_health_check(const Recipe& r, const Profile& p);
+
 // Where the profile comes from: the explicit path, else $SRTSLURM_CONFIG's value (env_value),
 // else `fallback` (/etc/srt/cluster.yaml) if it exists. "" when none applies (the built-in
 // default). The caller reads the environment and the file system (helper::find_profile_path).
