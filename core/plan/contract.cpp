@@ -88,14 +88,10 @@ StepEnvironment step_environment(const Plan& plan, int node_index, const std::st
 namespace {
 
 // "0,1,...,n-1" (or nothing): a visibility list under which position g is GPU g.
-bool counts_from_zero(const std::string& list) {
-  int expect = 0;
-  std::size_t start = 0;
-  while (start < list.size()) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    if (list.substr(start, comma - start) != std::to_string(expect++)) return false;
-    start = comma + 1;
-  }
+bool counts_from_zero(const std::string& list, const std::string& name) {
+  const std::vector<int> gpus = parse_gpu_indices(list, name);
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    if (gpus[i] != int(i)) return false;
   return true;
 }
 
@@ -103,8 +99,9 @@ bool counts_from_zero(const std::string& list) {
 // Slurm set it. That is right only where the indices still mean the same GPUs: no GPU GRES, or
 // one that leaves every GPU of the node visible in PCI order.
 void check_argv_gpus(const Process& w, const NodeGrant& grant, const Profile& profile) {
-  if (counts_from_zero(grant.visible_devices) && counts_from_zero(grant.node_gpus)) return;
   const std::string var = profile.visible_devices_env.empty() ? "the GPU visibility variable" : profile.visible_devices_env;
+  if (counts_from_zero(grant.visible_devices, var) && counts_from_zero(grant.node_gpus, "SLURM_STEP_GPUS/SLURM_JOB_GPUS"))
+    return;
   fail(w.name + " names its GPUs by physical index (--device-ids " + join(w.gpus) + "), but Slurm gave this step " +
            var + "='" + grant.visible_devices + "'" +
            (grant.node_gpus.empty() ? "" : " (node GPUs '" + grant.node_gpus + "')") +

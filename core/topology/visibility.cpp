@@ -10,11 +10,10 @@
 #include "srt/join.hpp"
 
 namespace srt {
-namespace {
 
 // Slurm writes plain comma lists of small integers. UUIDs ("GPU-<hex>") are possible with
 // some gres.conf flags but carry no position, so they are refused rather than guessed at.
-std::vector<int> parse_indices(const std::string& value, const std::string& name) {
+std::vector<int> parse_gpu_indices(const std::string& value, const std::string& name) {
   std::vector<int> out;
   if (value.empty()) return out;
   std::size_t start = 0;
@@ -34,8 +33,6 @@ std::vector<int> parse_indices(const std::string& value, const std::string& name
   return out;
 }
 
-}  // namespace
-
 std::vector<std::pair<std::string, std::string>> GpuVisibility::variables() const {
   return {{"ROCR_VISIBLE_DEVICES", rocr_visible_devices},
           {"HIP_VISIBLE_DEVICES", hip_visible_devices},
@@ -48,8 +45,8 @@ GpuVisibility gpu_visibility_env(const std::string& granted_visible, const std::
                                  const std::string& granted_node_gpus) {
   const std::string name = visible_devices_env_name.empty() ? "the granted GPU list" : visible_devices_env_name;
   if (worker_gpus.empty()) fail("a worker needs at least one GPU");
-  std::vector<int> visible = parse_indices(granted_visible, name);
-  std::vector<int> node = parse_indices(granted_node_gpus, "SLURM_STEP_GPUS/SLURM_JOB_GPUS");
+  std::vector<int> visible = parse_gpu_indices(granted_visible, name);
+  std::vector<int> node = parse_gpu_indices(granted_node_gpus, "SLURM_STEP_GPUS/SLURM_JOB_GPUS");
   if (!node.empty() && !visible.empty() && node.size() != visible.size())
     fail(name + "='" + granted_visible + "' and the granted node GPUs '" + granted_node_gpus +
          "' do not name the same number of devices");

@@ -106,6 +106,10 @@ struct GpuVisibility {
   std::vector<std::pair<std::string, std::string>> variables() const;
 };
 
+// One of Slurm's GPU lists ("0,2,3"; "" is none) as indices; `name` says in the error which
+// variable held a list that is not one (UUIDs carry no position, so they are refused).
+std::vector<int> parse_gpu_indices(const std::string& value, const std::string& name);
+
 // granted_visible: the value Slurm put in `visible_devices_env_name` ("" = no GPU GRES: every
 // GPU of the node is visible). granted_node_gpus: SLURM_STEP_GPUS/SLURM_JOB_GPUS ("" = unknown).
 GpuVisibility gpu_visibility_env(const std::string& granted_visible,
