@@ -11,6 +11,7 @@
 
 #include "extract.hpp"
 #include "schema2_names.hpp"
+#include "srt/restart_policy.hpp"
 
 namespace srt::recipe_detail {
 namespace {
@@ -199,6 +200,11 @@ class Normalizer {
       if (const Json* v = get(*r, "workers")) put(res, n.workers_key, *v);
       if (const Json* v = get(*r, "gpus")) put(res, n.gpus_key, *v);
       if (const Json* c = get(*r, "critical")) put(res, n.critical_key, *c), alias(n.critical);
+      if (const Json* v = get(*r, "restart")) {
+        std::vector<RestartPolicyProblem> problems;
+        parse_restart_policy(*v, problems);
+        for (const auto& p : problems) error(n.path + ".restart" + (p.key.empty() ? "" : "." + p.key), p.message, p.hint);
+      }
       to_backend(*r, n, "env", n.env_key, nullptr, legacy, [&] { alias(n.env); });
       to_backend(*r, n, "args", type_config_, &n.mode, legacy, [&] { alias("backend." + type_config_ + "." + n.mode, n.args); });
       if (get(*r, "extra_args")) {

@@ -64,7 +64,13 @@ Field role(const std::string& name, bool decode) {
                  any("extra_args", "extra engine arguments (v1: backend." + mode + "_extra_args)"),
                  str("engine", "must be the recipe's engine"), any("kv_events", "publish KV events (bool or {publisher, topic})"),
                  boolean("sidecar", "Dynamo KV-router sidecar (must agree across roles)").inert(),
-                 boolean("critical", "an exit of this role ends the job").def("true").tier2()),
+                 boolean("critical", "an exit of this role ends the job").def("true").tier2(),
+                 // srtctl v2.18: checked by the normalizer (srt/restart_policy.hpp); until the
+                 // launcher supervises workers, any policy but never is tier 2.
+                 any("restart", "relaunch exited workers in place: never (default), on-failure, always, or "
+                                "{policy, max_restarts, backoff_seconds, max_backoff_seconds}")
+                     .tier2()
+                     .off_when(restart_off)),
       "the " + mode + " workers");
 }
 

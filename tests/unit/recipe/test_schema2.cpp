@@ -301,3 +301,18 @@ TEST_CASE("schema 2: role parts are checked against the engine once, at their ow
   expect(bad_engine, "engine.connector", 5, 22, "is not one of");
   CHECK(std::count_if(bad_engine.begin(), bad_engine.end(), [](const srt::Diagnostic& d) { return d.key_path == "engine.connector"; }) == 1);
 }
+
+// srtctl v2.18's roles.<role>.restart: known, checked where it is written, and tier 2 (accepted by
+// validate, refused by launch) unless it relaunches nothing.
+TEST_CASE("schema 2: roles.<role>.restart is srtctl's policy, checked at its line, tier 2 unless never", "[recipe][schema2]") {
+  CHECK(load(kV2 + "    restart: never\n").unsupported_keys.empty());
+  CHECK(load(kV2 + "    restart: {policy: never, max_restarts: 5}\n").unsupported_keys.empty());
+  CHECK(has(load(kV2 + "    restart: on-failure\n").unsupported_keys, "roles.decode.restart"));
+  CHECK(has(load(kV2 + "    restart: {policy: always, backoff_seconds: 1.5}\n").unsupported_keys, "roles.decode.restart"));
+
+  expect(errors(kV2 + "    restart: sometimes\n"), "roles.decode.restart", 14, 5, "expected never, on-failure or always");
+  const auto ds = errors(kV2 + "    restart: {policy: on-failure, max_restarts: -1, backof_seconds: 2}\n");
+  expect(ds, "roles.decode.restart.max_restarts", 14, 35, "a whole number of 0 or more");
+  expect(ds, "roles.decode.restart.backof_seconds", 14, 53, "unknown key 'backof_seconds'", "backoff_seconds");
+  expect(errors(kV2 + "    restart: [on-failure]\n"), "roles.decode.restart", 14, 5, "or a mapping");
+}
