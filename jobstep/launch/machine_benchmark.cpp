@@ -1,8 +1,10 @@
 // The benchmark state: one step running the recipe's own loop, or one step per concurrency point
 // (sweep.hpp), watched for stalls (stall.hpp), and the results judged by the one validity gate.
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
+#include "srt/collector_rules.hpp"
 #include "srt/result_files.hpp"
 #include "machine_impl.hpp"
 #include "stall.hpp"
@@ -137,23 +139,56 @@ std::filesystem::path Launch::results_path() const {
   return std::filesystem::path(job_.results_dir) / std::to_string(job_.plan.job_id);
 }
 
-// The validity gate (srt/validity.hpp), the one `run` and `report` apply: every planned
-// concurrency point needs a result with completed requests and output tokens and at most 5 %
-// failed prompts, whatever the benchmark's exit status said.
+// The points a whole-sweep benchmark must leave: the recipe's grid, else CONC_LIST as the
+// benchmark step sees it (its benchmark.env, the recipe's environment, then the job's own, which
+// sbatch exported from InferenceX's workflow). `source` says which. Empty: none named.
+std::vector<int> Launch::expected_points(std::string& source) const {
+  source = "benchmark.concurrencies";
+  if (!job_.recipe.benchmark.concurrencies.empty()) return job_.recipe.benchmark.concurrencies;
+  std::optional<std::string> text;
+  for (const EnvList* env : {&job_.recipe.environment, &job_.recipe.benchmark.env})
+    for (const auto& [k, v] : *env)
+      if (k == "CONC_LIST") text = v, source = env == &job_.recipe.environment ? "environment.CONC_LIST" : "benchmark.env.CONC_LIST";
+  if (!text)
+    if (const char* inherited = std::getenv("CONC_LIST")) text = inherited, source = "the job's CONC_LIST";
+  if (!text) return {};
+  const auto parsed = report::parse_conc_list(*text);
+  if (!parsed)
+    throw failed(Cause::recipe, source + " '" + *text + "' is not a list of positive integers: the results cannot be judged");
+  return *parsed;
+}
+
+// The validity gate (srt/validity.hpp) with InferenceX's collector rules on top
+// (srt/collector_rules.hpp), as `report --check` applies them: every expected point has exactly
+// one result, none is unexpected, each with completed requests and output tokens, at most 5 %
+// failed prompts, max_concurrency equal to its file name's N and a benchmark_outcome that agrees
+// with its counts, whatever the benchmark's exit status said. The results are read where the
+// benchmark writes them: srtctl's logs/*isl*osl*/ in the job's directory, the AMD contract's
+// fixed-seq/ under the results root.
 void Launch::check_results() {
-  const std::filesystem::path dir = results_path();
-  const std::vector<int>& planned = job_.recipe.benchmark.concurrencies;
-  const SweepVerdict v = judge_results(dir, planned);
-  if (planned.empty() && v.points.empty()) {
-    console_.line("benchmark results: none under " + (dir / "fixed-seq").string() +
-                  " and the recipe plans no concurrencies (benchmark.concurrencies): nothing to check");
+  std::string source;
+  const std::vector<int> expected = expected_points(source);
+  std::vector<report::TreeFile> files = collect_result_tree(job_.job_dir);
+  const std::filesystem::path results = results_path();
+  std::error_code ec;
+  if (!std::filesystem::equivalent(results, job_.job_dir, ec))  // the same tree when output_dir is the results root
+    for (auto& f : collect_result_tree(results)) files.push_back(std::move(f));
+  const std::string where = job_.job_dir + "/logs and " + (results / "fixed-seq").string();
+  if (expected.empty() && files.empty()) {
+    console_.line("benchmark results: none under " + where +
+                  ", and neither the recipe (benchmark.concurrencies) nor CONC_LIST names a point: nothing to check");
     return;
   }
+  const report::CollectorVerdict v = report::judge_collector_tree(files, expected);
   for (const auto& p : v.points)
     console_.line("  c" + std::to_string(p.concurrency) + ": " +
                   (p.problem.empty() ? "ok, " + std::to_string(p.completed) + " completed" : p.problem));
-  if (!v.valid) throw failed(Cause::results, "benchmark results invalid: " + v.problems());
-  console_.line("benchmark results: " + std::to_string(v.points.size()) + " point(s) under " + (dir / "fixed-seq").string() +
-                ", every one valid");
+  if (!v.valid) {
+    std::string problems;
+    for (const auto& p : v.problems()) problems += (problems.empty() ? "" : "; ") + p;
+    throw failed(Cause::results, "benchmark results invalid: " + problems + " (expected points from " + source + ")");
+  }
+  console_.line("benchmark results: " + std::to_string(v.points.size()) + " point(s) under " + where + ", every one valid");
 }
+
 }  // namespace srt::launch

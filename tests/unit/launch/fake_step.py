@@ -21,7 +21,10 @@ It answers what the launcher asks of the real program, on the same ports the Pla
   router     healthy | partial (lists no decode worker) | cold (completions 503) |
              errors5xx (its 503 count on /metrics grows on its own)
   benchmark  healthy | fail (exit 2, no result) | stall (nothing moves until it is signalled) |
-             failed6 (6 of 100 requests failed) | slow (30 s, then a result)
+             failed6 (6 of 100 requests failed) | slow (30 s, then a result) |
+             srtctl (the whole sweep, every point of $CONC_LIST, in srtctl's layout:
+             <job dir>/logs/sa-bench_isl_64_osl_16/results_concurrency_<N>_gpus_16.json with the
+             sa-bench client's benchmark_outcome) | srtctl-short (the same without the last point)
 
 Each step writes its pid to $SRT_FAKE_PIDS/<step> so the test can tell that none outlived the
 launcher.
@@ -162,6 +165,9 @@ def benchmark(args, command):
         wait_for_signal()
     if args.behaviour == "slow":
         time.sleep(30)
+    if args.behaviour.startswith("srtctl"):
+        srtctl_layout(args)
+        return
     os.makedirs(out, exist_ok=True)
     # A saved benchmark_serving.py result (SRT_FAKE_RESULT_TEMPLATE) with this point's numbers.
     with open(os.environ["SRT_FAKE_RESULT_TEMPLATE"]) as f:
@@ -172,6 +178,25 @@ def benchmark(args, command):
                       total_output_tokens=(100 - failed) * 1024)
         with open(os.path.join(out, f"fake-isl8192-osl1024-c{c}.json"), "w") as f:
             json.dump(result, f)
+
+
+def srtctl_layout(args):
+    """InferenceX's sa-bench client run by the recipe's own loop over $CONC_LIST, as srtctl runs it."""
+    points = os.environ.get("CONC_LIST", "").replace(",", " ").split()
+    if args.behaviour == "srtctl-short":
+        points = points[:-1]
+    out = os.path.join(os.environ["SRT_FAKE_RESULTS"], os.environ["SLURM_JOB_ID"], "logs", "sa-bench_isl_64_osl_16")
+    os.makedirs(out, exist_ok=True)
+    with open(os.environ["SRT_FAKE_RESULT_TEMPLATE"]) as f:
+        template = json.load(f)
+    for c in points:
+        result = dict(template, max_concurrency=int(c), num_prompts=100, completed=100, failed=0,
+                      total_output_tokens=100 * 16,
+                      benchmark_outcome={"status": "passed", "requested": 100, "completed": 100, "failed": 0,
+                                         "max_failure_rate": 0.05})
+        with open(os.path.join(out, f"results_concurrency_{c}_gpus_16.json"), "w") as f:
+            json.dump(result, f)
+    print(f"fake {args.step}: srtctl layout, points {points}", flush=True)
 
 
 def main():

@@ -23,6 +23,10 @@
 #   timeout-deadline  the same with --grace 300: the grace shrinks to what leaves the log archives
 #               their time before the end, 120 s after the warning (L7)
 #   end-time    TERM with SLURM_JOB_END_TIME 140 s after the start and --grace 300: the same (L7)
+#   conc-list   the recipe names no grid and its command loops over $CONC_LIST (4 8 16, from the
+#               job's environment, as InferenceX's workflow exports it), writing srtctl's layout:
+#               completed, each point judged by the collector's rules
+#   conc-missing  the same, the benchmark leaving out c16: failed (benchmark), the point named
 # Usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE
 set -euo pipefail
 helper=${1:?usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE}
@@ -95,6 +99,11 @@ YAML
 recipe="$work/disagg-1p1d-tp8.yaml"
 # Its health budget 4 x 1 s, not 60: the cases that wait it out end in seconds.
 sed -e "s|/infmax-workspace/|$work/infmax-workspace/|g" -e 's/^  max_attempts: 60 /  max_attempts: 4 /' "$src/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" > "$recipe"
+if [[ "$case" == conc-* ]]; then
+  # No grid, and a command that loops over $CONC_LIST itself: one whole-sweep step.
+  sed -i -e '/^  concurrencies: /d' -e 's/\${SRT_BENCHMARK_CONCURRENCIES:-4 8 16 32 64 128}/${CONC_LIST}/' "$recipe"
+  grep -q '${SRT_BENCHMARK_CONCURRENCIES' "$recipe" && fail "the recipe still reads SRT_BENCHMARK_CONCURRENCIES"
+fi
 mkdir -p "$work/infmax-workspace/utils"
 ln -s "$src/tests/standins" "$work/infmax-workspace/utils/bench_serving"
 nodelist='node[1-2]'
@@ -103,7 +112,7 @@ jid=4700
 source "$here/../helper/fake_job.sh"   # job_env: the batch step's environment as the plugin attaches it
 read -r -a env <<< "$(job_env "$jid")"
 
-steps="" args=() grace=2 end_time=()
+steps="" args=() grace=2 end_time=() conc=()
 case "$case" in
   completed|ports|preflight) ;;
   unhealthy) steps="decode_0=unhealthy" ;;
@@ -118,6 +127,8 @@ case "$case" in
   signal|timeout) steps="benchmark_c4=slow" ;;
   timeout-deadline) steps="benchmark_c4=slow" grace=300 ;;
   end-time) steps="benchmark_c4=slow" grace=300 end_time=(SLURM_JOB_END_TIME=$(($(date +%s) + 140))) ;;
+  conc-list) steps="benchmark=srtctl" conc=(CONC_LIST="4 8 16") ;;
+  conc-missing) steps="benchmark=srtctl-short" conc=(CONC_LIST="4 8 16") ;;
   *) echo "launch_paths_test.sh: no case '$case'" >&2; exit 2 ;;
 esac
 
@@ -144,7 +155,7 @@ env -i PATH="$work/bin:/usr/bin:/bin" HOME="$work" SLURM_CONF="$work/slurm.conf"
   SRT_FAKE_RESULTS="$work/results" SRT_FAKE_PIDS="$work/pids" \
   SRT_FAKE_RESULT_TEMPLATE="$src/tests/fixtures/results/4101/fixed-seq/dsv4-atom-mi355x-disagg-1p1d-tp8-isl8192-osl1024-c4.json" \
   ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} \
-  ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "${end_time[@]}" \
+  ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "${end_time[@]}" "${conc[@]}" \
   "$helper" launch --profile "$profile" --grace "$grace" "${args[@]}" > "$work/out" 2>&1 &
 launcher=$!
 
@@ -235,6 +246,13 @@ case "$case" in
       "$work/out" || fail "the grace was not shortened to fit before SLURM_JOB_END_TIME"
     g=$(sed -En 's/.*KILL after ([0-9]+) s.*/\1/p' "$work/out" | head -1)
     [[ -n "$g" && "$g" -le 90 ]] || fail "the steps' grace was ${g:-not said}, not at most 140 - 50 s" ;;
+  conc-list)
+    expect 0 completed "" "" "benchmark finished"
+    out=$(cat "$work/out")
+    grep -q "benchmark results: 3 point(s) under .*every one valid" <<< "$out" || fail "the three CONC_LIST points were not judged valid"
+    grep -q "^.*  c16: ok, 100 completed" <<< "$out" || fail "c16 was not judged" ;;
+  conc-missing)
+    expect 1 failed benchmark "" "^benchmark results invalid: missing concurrency points: 16 \(expected points from the job's CONC_LIST\)$" ;;
 esac
 
 # Nothing outlives the launcher: every step it started has ended.
