@@ -92,6 +92,19 @@ std::string progress_metric(const Process& p) {
   return "";
 }
 
+std::vector<ProgressSource> progress_sources(const Plan& plan) {
+  std::vector<ProgressSource> out;
+  for (const auto& p : plan.processes) {
+    const std::string metric = progress_metric(p);
+    if (metric.empty()) continue;
+    if (p.role == Role::router && !p.ports.metrics.empty())
+      out.push_back({&p, p.ports.metrics.front(), metric, "status_code=\"200\""});
+    else if (p.is_worker() && p.readiness.kind == "http")
+      out.push_back({&p, p.readiness.port, metric, ""});
+  }
+  return out;
+}
+
 std::vector<std::string> teardown_sweep(const Process& p) {
   using namespace plan_detail;
   if (p.is_worker() && has_engine_adapter(p.adapter)) return engine_adapter(p.adapter).teardown_sweep();

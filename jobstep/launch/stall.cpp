@@ -3,30 +3,28 @@
 #include <filesystem>
 
 #include "probe.hpp"
+#include "srt/engines.hpp"
 #include "srt/prometheus.hpp"
 
 namespace srt::launch {
 namespace {
 
 constexpr double kPollSeconds = 2;  // a few HTTP GETs; ATOM's own counters move every 5 s
-constexpr const char* kRouterMetric = "mesh_http_responses_total";        // AToMesh schema.rs
-// Only answered requests are progress: a wedged engine's 5xx (within the router's request
-// timeout) or a stranger's requests against the router would keep a dead benchmark alive.
-constexpr const char* kRouterSuccess = "status_code=\"200\"";
-constexpr const char* kEngineMetric = "atom:requests_finished_total";     // ATOM metrics.py
 
+// The counters the sources read, for seen(): each named once, "/" between them when they differ.
+void name_into(std::string& names, const std::string& metric) {
+  if (names.find(metric) == std::string::npos) names += (names.empty() ? "" : "/") + metric;
+}
 
 }  // namespace
 
 StallWatch::StallWatch(const Job& job, double timeout_seconds, double now)
     : timeout_(timeout_seconds), last_change_(now) {
   const Plan& plan = job.plan;
-  for (const auto& p : plan.processes) {
-    const std::string host = plan.nodes.at(std::size_t(p.node_index)).address;
-    if (p.role == Role::router && !p.ports.metrics.empty())
-      sources_.push_back({host, p.ports.metrics.front(), kRouterMetric});
-    else if (p.is_worker() && p.readiness.kind == "http")
-      sources_.push_back({host, p.readiness.port, kEngineMetric});
+  for (const ProgressSource& src : progress_sources(plan)) {
+    const bool router = src.process->role == Role::router;
+    sources_.push_back({plan.nodes.at(std::size_t(src.process->node_index)).address, src.port, src.metric, src.label, router});
+    name_into(router ? router_metric_ : engine_metric_, src.metric + (src.label.empty() ? "" : "{" + src.label + "}"));
   }
   if (!job.results_dir.empty()) results_ = job.results_dir + "/" + std::to_string(plan.job_id) + "/fixed-seq";
 }
@@ -36,8 +34,8 @@ std::string StallWatch::sample() {
   for (const auto& s : sources_) {
     const ProbeResult r = http_get(s.host, s.port, "/metrics");
     if (!r.ok) continue;  // a worker that does not answer /metrics is not progress either
-    if (const auto v = prometheus_sum(r.body, s.metric, s.metric == kRouterMetric ? kRouterSuccess : "")) {
-      double& total = s.metric == kRouterMetric ? router : engines;
+    if (const auto v = prometheus_sum(r.body, s.metric, s.label)) {
+      double& total = s.router ? router : engines;
       total = (total < 0 ? 0 : total) + *v;
     }
   }
@@ -64,8 +62,10 @@ bool StallWatch::stalled(double now) {
 
 std::string StallWatch::seen() const {
   auto count = [](double v) { return v < 0 ? std::string("unreadable") : std::to_string(static_cast<long long>(v)); };
-  return std::string("router ") + kRouterMetric + "{" + kRouterSuccess + "} " + count(router_) + ", engines' " + kEngineMetric + " " +
-         count(engines_) + ", " + std::to_string(files_) + " result file(s)";
+  std::string out;
+  if (!router_metric_.empty()) out += "router " + router_metric_ + " " + count(router_) + ", ";
+  if (!engine_metric_.empty()) out += "engines' " + engine_metric_ + " " + count(engines_) + ", ";
+  return out + std::to_string(files_) + " result file(s)";
 }
 
 }  // namespace srt::launch

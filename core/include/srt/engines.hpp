@@ -12,6 +12,20 @@ namespace srt {
 // or a worker's HTTP port (/metrics). "" for a process that has none (benchmark, kv-relay).
 std::string progress_metric(const Process& p);
 
+// One place the stall watch reads progress: GET http://<node's address>:<port>/metrics, the sum
+// of `metric`'s samples whose labels contain `label` ("" = every sample).
+struct ProgressSource {
+  const Process* process = nullptr;
+  int port = 0;
+  std::string metric;
+  std::string label;
+};
+// The Plan's progress sources: the router's counter of answered requests on its metrics port, only
+// the 200 answers (a wedged engine's 5xx, or a stranger's requests, are not the benchmark getting
+// anywhere; AToMesh and smg label them status_code, as sgl-router did), and each serving worker's
+// counter of finished requests on its HTTP port. A process whose adapter names no counter has none.
+std::vector<ProgressSource> progress_sources(const Plan& plan);
+
 // Shell globs teardown removes on a worker's node once its process group is gone (SGLang leaves
 // shared-memory segments in /dev/shm); empty when the engine leaves nothing behind.
 std::vector<std::string> teardown_sweep(const Process& p);

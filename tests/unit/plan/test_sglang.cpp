@@ -263,3 +263,34 @@ TEST_CASE("property: generated SGLang recipes never reuse a port, DP-attention b
     }
   }
 }
+
+namespace {
+
+// "router:mesh_http_responses_total{status_code=\"200\"}@PORT" per source, in Plan order.
+std::vector<std::string> sources_of(const srt::Plan& plan) {
+  std::vector<std::string> out;
+  for (const auto& s : srt::progress_sources(plan))
+    out.push_back(s.process->name + ":" + s.metric + (s.label.empty() ? "" : "{" + s.label + "}") + "@" + std::to_string(s.port));
+  return out;
+}
+
+}  // namespace
+
+// The stall watch reads what each program's adapter names: ATOM's plan reads what it always read,
+// SGLang's reads smg's 200 answers and each worker's sglang:num_requests_total.
+TEST_CASE("progress sources: the router's 200 answers on its metrics port, each serving worker's counter on its HTTP port") {
+  const srt::Plan atom = srt::make_plan(dsv4_1p1d(), srt::default_profile(), inputs(2));
+  const std::string r = std::to_string(atom.find("router")->ports.metrics.at(0));
+  const std::string ap = std::to_string(atom.find("prefill:0")->ports.http.at(0));
+  const std::string ad = std::to_string(atom.find("decode:0")->ports.http.at(0));
+  CHECK(sources_of(atom) == std::vector<std::string>{"prefill:0:atom:requests_finished_total@" + ap,
+                                                      "decode:0:atom:requests_finished_total@" + ad,
+                                                      "router:mesh_http_responses_total{status_code=\"200\"}@" + r});
+
+  const srt::Plan sglang = srt::make_plan(sglang_pd(1, 8, true), srt::default_profile(), inputs(2));
+  const auto s = sources_of(sglang);
+  REQUIRE(s.size() == 3);
+  CHECK(s[0] == "prefill:0:sglang:num_requests_total@" + std::to_string(sglang.find("prefill:0")->ports.http.at(0)));
+  CHECK(s[1] == "decode:0:sglang:num_requests_total@" + std::to_string(sglang.find("decode:0")->ports.http.at(0)));
+  CHECK(s[2] == "router:smg_http_responses_total{status_code=\"200\"}@" + std::to_string(sglang.find("router")->ports.metrics.at(0)));
+}

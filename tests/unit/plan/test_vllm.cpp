@@ -245,3 +245,21 @@ TEST_CASE("vllm: what cannot be planned is refused with the reason") {
   const srt::Process& w = *plan.find("agg:0");
   CHECK(arg_after(w, "--kv-transfer-config") == R"({"kv_connector":"SimpleCPUOffloadConnector"})");
 }
+
+// vllm-router's own counter is not confirmed for the release InferenceX installs: the stall watch
+// reads the workers' vllm:request_success_total only, behind the router and direct alike.
+TEST_CASE("progress sources: vLLM workers' vllm:request_success_total, nothing from vllm-router") {
+  for (const char* frontend : {"vllm-router", "vllm"}) {
+    INFO(frontend);
+    const int workers = std::string(frontend) == "vllm" ? 1 : 2;  // direct: the one worker serves the public port
+    const srt::Plan plan = srt::make_plan(vllm_agg(8 / workers, workers, frontend), srt::default_profile(), inputs(1));
+    const auto sources = srt::progress_sources(plan);
+    REQUIRE(sources.size() == std::size_t(workers));
+    for (const auto& s : sources) {
+      CHECK(s.process->is_worker());
+      CHECK(s.metric == "vllm:request_success_total");
+      CHECK(s.label.empty());
+      CHECK(s.port == s.process->ports.http.at(0));
+    }
+  }
+}
