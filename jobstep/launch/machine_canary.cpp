@@ -13,6 +13,7 @@
 // _dispatch_to_dp_ranks; ROCm/ATOM at ffdf3bb), so the launcher sends each rank its canary the
 // way the router would. The canary has no kv_transfer_params: a prefill or decode server serves
 // it alone, so a rank is tested without its peer.
+#include <algorithm>
 #include <cstdio>
 
 #include "machine_impl.hpp"
@@ -22,6 +23,7 @@ namespace srt::launch {
 namespace {
 
 constexpr int kRankCanaryReadSeconds = 10;  // one try; a wedged rank is tried again until the deadline
+constexpr std::chrono::milliseconds kRankCanaryRetry{200};
 
 std::string first_model(const ProbeResult& models) {
   if (!models.ok) return {};
@@ -54,22 +56,25 @@ void Launch::canary_ranks() {
       if (w->dp_ranks > 1) body["data_parallel_rank"] = r;
       const std::string rank = w->dp_ranks > 1 ? "DP rank " + std::to_string(r) + " of " + std::to_string(w->dp_ranks)
                                                : "its one DP rank";
-      for (int tries = 1;; ++tries) {
+      int tries = 0;
+      std::string why;
+      // One deadline for every rank of every worker: what the ones before took is spent.
+      const bool answered = sys::poll_until(std::max(0.0, deadline - console_.seconds()), kRankCanaryRetry, [&] {
         check();
-        ++canaries;
+        ++canaries, ++tries;
         const ProbeResult res = http_post_json(host, port, "/v1/completions", body.dump(), kRankCanaryReadSeconds);
-        if (res.ok) break;
-        const std::string why = res.why + (res.body.empty() ? "" : ": " + res.body.substr(0, 200));
-        if (console_.seconds() >= deadline)
-          throw failed(Cause::not_healthy,
-                       w->name + " on " + w->node + ": " + rank + " did not answer a canary completion within " +
-                           std::to_string(job_.health_budget_seconds) + " s (" + std::to_string(tries) +
-                           (tries == 1 ? " try: " : " tries; the last: ") + why + "), though the server answers /health: a wedged rank; " +
-                           std::to_string(ranks) + " rank(s) before it answered",
-                       {w->node});
+        if (res.ok) return true;
+        why = res.why + (res.body.empty() ? "" : ": " + res.body.substr(0, 200));
         if (tries == 1) console_.line("ranks: " + w->name + " " + rank + ": " + why + "; trying again until the deadline");
-        sleep_s(0.2);
-      }
+        return false;
+      });
+      if (!answered)
+        throw failed(Cause::not_healthy,
+                     w->name + " on " + w->node + ": " + rank + " did not answer a canary completion within " +
+                         std::to_string(job_.health_budget_seconds) + " s (" + std::to_string(tries) +
+                         (tries == 1 ? " try: " : " tries; the last: ") + why + "), though the server answers /health: a wedged rank; " +
+                         std::to_string(ranks) + " rank(s) before it answered",
+                     {w->node});
       ++ranks;
     }
   }

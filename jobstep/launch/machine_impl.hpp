@@ -14,11 +14,13 @@
 
 #include "launch.hpp"
 #include "run_state.hpp"
+#include "srt/poll.hpp"
 #include "sweep.hpp"
 
 namespace srt::launch {
 
 inline constexpr double kPollSeconds = 0.05;    // signals and exits
+inline constexpr std::chrono::milliseconds kPoll{static_cast<int>(kPollSeconds * 1000)};  // the same, for sys::poll_until
 inline constexpr double kProbeSeconds = 0.1;    // readiness: noticed within a tenth of a second
 inline constexpr double kProgressSeconds = 15;  // a progress line at least this often while waiting
 inline constexpr int kTailLines = 30;

@@ -145,20 +145,18 @@ void Launch::preflight() {
   std::vector<sys::Child> running;
   for (const auto& s : probes) running.push_back(sys::Child::spawn(s.command.argv(), s.command.env, s.command.unset_env));
   console_.line("preflight: probing " + std::to_string(probes.size()) + " role image(s)");
-  const double deadline = console_.seconds() + job_.health_budget_seconds;
   auto all_done = [&] {
     bool done = true;
     for (auto& c : running) done = c.finished() && done;
     return done;
   };
   try {
-    while (!all_done()) {
-      check_signal();
-      if (console_.seconds() >= deadline)
-        throw failed(Cause::image, "preflight probes did not finish within " + std::to_string(job_.health_budget_seconds) +
-                                       " s (health_check budget)");
-      sleep_s(kPollSeconds);
-    }
+    if (!sys::poll_until(job_.health_budget_seconds, kPoll, [&] {
+          check_signal();
+          return all_done();
+        }))
+      throw failed(Cause::image, "preflight probes did not finish within " + std::to_string(job_.health_budget_seconds) +
+                                     " s (health_check budget)");
   } catch (const Stop&) {
     for (auto& c : running) if (!c.finished()) c.signal(SIGTERM);  // srun passes it to the step
     sleep_s(1);
@@ -222,10 +220,9 @@ void Launch::wait_healthy() {
     if (p.is_worker() && p.readiness.kind == "http") workers.push_back(&p);
   std::set<const Process*> healthy;
   std::map<const Process*, std::string> why;
-  const double deadline = console_.seconds() + job_.health_budget_seconds;
   double last_probe = -1, last_print = -1;
   std::size_t printed = std::size_t(-1);
-  for (;;) {
+  const bool all_healthy = sys::poll_until(job_.health_budget_seconds, kPoll, [&] {
     check();
     const double now = console_.seconds();
     if (now - last_probe >= kProbeSeconds) {
@@ -242,21 +239,19 @@ void Launch::wait_healthy() {
       printed = healthy.size();
       last_print = now;
     }
-    if (healthy.size() == workers.size()) return;
-    if (now >= deadline) {
-      std::string missing;
-      std::vector<std::string> nodes;
-      for (const Process* w : workers)
-        if (!healthy.count(w)) {
-          missing += (missing.empty() ? "" : "; ") + w->name + " on " + w->node + " (http://" + address(*w) + ":" +
-                     std::to_string(w->readiness.port) + w->readiness.path + ": " + why[w] + ")";
-          if (std::find(nodes.begin(), nodes.end(), w->node) == nodes.end()) nodes.push_back(w->node);
-        }
-      throw failed(Cause::not_healthy, "workers not healthy after " + std::to_string(job_.health_budget_seconds) +
-                                           " s (health_check max_attempts x interval_seconds): " + missing, nodes);
+    return healthy.size() == workers.size();
+  });
+  if (all_healthy) return;
+  std::string missing;
+  std::vector<std::string> nodes;
+  for (const Process* w : workers)
+    if (!healthy.count(w)) {
+      missing += (missing.empty() ? "" : "; ") + w->name + " on " + w->node + " (http://" + address(*w) + ":" +
+                 std::to_string(w->readiness.port) + w->readiness.path + ": " + why[w] + ")";
+      if (std::find(nodes.begin(), nodes.end(), w->node) == nodes.end()) nodes.push_back(w->node);
     }
-    sleep_s(kPollSeconds);
-  }
+  throw failed(Cause::not_healthy, "workers not healthy after " + std::to_string(job_.health_budget_seconds) +
+                                       " s (health_check max_attempts x interval_seconds): " + missing, nodes);
 }
 
 void Launch::start_router() {
@@ -273,22 +268,18 @@ void Launch::start_router() {
     if (p.role == Role::prefill) prefill += listed;
     if (p.role == Role::decode || p.role == Role::agg) decode += listed;
   }
-  const double deadline = console_.seconds() + job_.health_budget_seconds;
   std::string why = "no answer yet";
   double last_probe = -1;
-  for (;;) {
+  const bool listed = sys::poll_until(job_.health_budget_seconds, kPoll, [&] {
     check();
     const double now = console_.seconds();
-    if (now - last_probe >= kProbeSeconds) {
-      last_probe = now;
-      if (workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), prefill, decode, why))
-        break;
-    }
-    if (now >= deadline)
-      throw failed(Cause::router_gate, "the router's /workers did not list every worker within " +
-                                           std::to_string(job_.health_budget_seconds) + " s: " + why, {router->node});
-    sleep_s(kPollSeconds);
-  }
+    if (now - last_probe < kProbeSeconds) return false;
+    last_probe = now;
+    return workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), prefill, decode, why);
+  });
+  if (!listed)
+    throw failed(Cause::router_gate, "the router's /workers did not list every worker within " +
+                                         std::to_string(job_.health_budget_seconds) + " s: " + why, {router->node});
   console_.line("router ready: " + why);
   wait_router_warm(*router);
 }
@@ -300,28 +291,28 @@ void Launch::start_router() {
 // (the lab's SRT_STANDIN_HANG_AFTER_REQUESTS counts it).
 void Launch::wait_router_warm(const Process& router) {
   constexpr int kCanaryReadSeconds = 30;  // a first completion; signals wait at most this long
-  constexpr double kCanaryRetrySeconds = 1;
+  constexpr std::chrono::seconds kCanaryRetry{1};
   const std::string host = address(router);
   const int port = router.readiness.port;
   const std::string model = model_of(host, port);
   Json body = {{"prompt", "srt-spank canary"}, {"max_tokens", 1}, {"temperature", 0}, {"stream", false}};
   if (!model.empty()) body["model"] = model;
-  const double started = console_.seconds(), deadline = started + job_.health_budget_seconds;
+  const double started = console_.seconds();
   int canaries = 0;
   std::string why;
-  for (;;) {
+  const bool answered = sys::poll_until(job_.health_budget_seconds, kCanaryRetry, [&] {
     check();
     ++canaries;
     const ProbeResult r = http_post_json(host, port, "/v1/completions", body.dump(), kCanaryReadSeconds);
-    if (r.ok) break;
+    if (r.ok) return true;
     why = r.why + (r.body.empty() ? "" : ": " + r.body.substr(0, 200));
     if (canaries == 1) console_.line("router: a canary completion got " + why + "; trying again until it answers");
-    if (console_.seconds() >= deadline)
-      throw failed(Cause::router_gate, "the router listed every worker but did not answer a completion within " +
-                                           std::to_string(job_.health_budget_seconds) + " s (" + std::to_string(canaries) +
-                                           " canaries; the last: " + why + ")", {router.node});
-    sleep_s(kCanaryRetrySeconds);
-  }
+    return false;
+  });
+  if (!answered)
+    throw failed(Cause::router_gate, "the router listed every worker but did not answer a completion within " +
+                                         std::to_string(job_.health_budget_seconds) + " s (" + std::to_string(canaries) +
+                                         " canaries; the last: " + why + ")", {router.node});
   char took[32];
   std::snprintf(took, sizeof took, "%.1f", console_.seconds() - started);
   console_.line("router warm: a canary completion answered after " + std::string(took) + " s (" + std::to_string(canaries) +
