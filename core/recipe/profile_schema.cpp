@@ -6,13 +6,7 @@
 namespace srt::schema {
 namespace {
 
-Field str(std::string k, std::string doc) { return make(std::move(k), Kind::string, std::move(doc)); }
-Field integer(std::string k, std::string doc) { return make(std::move(k), Kind::integer, std::move(doc)); }
-Field boolean(std::string k, std::string doc) { return make(std::move(k), Kind::boolean, std::move(doc)); }
-Field dict(std::string k, std::string doc) { return make(std::move(k), Kind::dict, std::move(doc)); }
-Field any(std::string k, std::string doc) { return make(std::move(k), Kind::any, std::move(doc)); }
-
-Field build() {
+Field build_profile_schema() {
   return object(
       "",
       field_list(
@@ -100,7 +94,7 @@ Field build() {
 }  // namespace
 
 const Field& profile_schema() {
-  static const Field root = build();
+  static const Field root = build_profile_schema();
   return root;
 }
 

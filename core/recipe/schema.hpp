@@ -75,6 +75,15 @@ struct Field {
 
 Field make(std::string key, Kind kind, std::string doc);
 Field object(std::string key, std::vector<Field> fields, std::string doc);
+// A leaf of each kind, as both tables write them (integers are counts: 0 or more).
+inline Field str(std::string k, std::string doc) { return make(std::move(k), Kind::string, std::move(doc)); }
+inline Field integer(std::string k, std::string doc) {
+  return make(std::move(k), Kind::integer, std::move(doc)).range(0);
+}
+inline Field boolean(std::string k, std::string doc) { return make(std::move(k), Kind::boolean, std::move(doc)); }
+inline Field dict(std::string k, std::string doc) { return make(std::move(k), Kind::dict, std::move(doc)); }
+inline Field any(std::string k, std::string doc) { return make(std::move(k), Kind::any, std::move(doc)); }
+inline Field flags(std::string k, std::string doc) { return make(std::move(k), Kind::flags, std::move(doc)); }
 
 // The fields of an object, each moved in. A braced list would be a std::initializer_list, whose
 // elements can only be copied, and a Field's copy is deep: the tables are nested, so each level

@@ -9,12 +9,6 @@
 namespace srt::schema {
 namespace {
 
-Field str(std::string k, std::string doc) { return make(std::move(k), Kind::string, std::move(doc)); }
-Field integer(std::string k, std::string doc) { return make(std::move(k), Kind::integer, std::move(doc)).range(0); }
-Field boolean(std::string k, std::string doc) { return make(std::move(k), Kind::boolean, std::move(doc)); }
-Field dict(std::string k, std::string doc) { return make(std::move(k), Kind::dict, std::move(doc)); }
-Field any(std::string k, std::string doc) { return make(std::move(k), Kind::any, std::move(doc)); }
-
 Field v1(const std::string& key) {
   const Field* f = find_field(recipe_schema(), key);
   return f ? *f : any(key, "");
@@ -79,7 +73,7 @@ Field placement(std::vector<std::string> where, std::set<std::string> unsupporte
   return object("placement", field_list(std::move(node)), doc);
 }
 
-Field frontend() {
+Field frontend_v2() {
   Field f = v1("frontend");
   for (auto& c : f.fields) {
     if (c.key == "placement")
@@ -90,13 +84,13 @@ Field frontend() {
   return f;
 }
 
-Field benchmark() {
+Field benchmark_v2() {
   Field b = v1("benchmark");
   b.fields.push_back(placement({"head", "last_decode", "dedicated"}, {"last_decode"}, "where the client runs (default: head)"));
   return b;
 }
 
-Field resources() {
+Field resources_v2() {
   Field r = v1("resources");
   r.doc = "machine facts (gpu_type, gpus_per_node, spread_workers, het_jobs); role sizes are under roles";
   return r;
@@ -167,7 +161,7 @@ Field infra() {
   return i;
 }
 
-Field build() {
+Field build_recipe_schema_v2() {
   // The v1 root's fields are not copied wholesale: most are replaced below (a copy of the v1 table
   // was a third of this table's cost, paid on the first load of every process).
   Field root = object("", {}, "an srt-slurm 2.x recipe (schema: 2)");
@@ -177,13 +171,13 @@ Field build() {
     if (f.key == "schema")
       fields.push_back(make("schema", Kind::integer, "layout version: 2 (absent: 1, unless engine:/roles: are used)"));
     else if (f.key == "resources") {
-      fields.push_back(resources());
+      fields.push_back(resources_v2());
       fields.push_back(engine());
       fields.push_back(object("roles", field_list(role("prefill", false), role("decode", true), role("agg", false)),
                               "the workers per role: prefill + decode (disaggregated) or agg"));
     } else if (f.key == "backend") fields.push_back(any("backend", "v1 spelling of engine + roles (checked as v1)"));
-    else if (f.key == "frontend") fields.push_back(frontend());
-    else if (f.key == "benchmark") fields.push_back(benchmark());
+    else if (f.key == "frontend") fields.push_back(frontend_v2());
+    else if (f.key == "benchmark") fields.push_back(benchmark_v2());
     else if (f.key == "services") fields.push_back(service());
     else if (f.key == "dynamo") fields.push_back(dynamo());
     else if (f.key == "infra") fields.push_back(infra());
@@ -196,7 +190,7 @@ Field build() {
 }  // namespace
 
 const Field& recipe_schema_v2() {
-  static const Field root = build();
+  static const Field root = build_recipe_schema_v2();
   return root;
 }
 

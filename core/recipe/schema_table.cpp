@@ -21,12 +21,6 @@ Field object(std::string key, std::vector<Field> fields, std::string doc) {
 
 namespace {
 
-Field str(std::string k, std::string doc) { return make(std::move(k), Kind::string, std::move(doc)); }
-Field integer(std::string k, std::string doc) { return make(std::move(k), Kind::integer, std::move(doc)).range(0); }
-Field boolean(std::string k, std::string doc) { return make(std::move(k), Kind::boolean, std::move(doc)); }
-Field dict(std::string k, std::string doc) { return make(std::move(k), Kind::dict, std::move(doc)); }
-Field any(std::string k, std::string doc) { return make(std::move(k), Kind::any, std::move(doc)); }
-Field flags(std::string k, std::string doc) { return make(std::move(k), Kind::flags, std::move(doc)); }
 
 // <engine>_config: {prefill, decode, aggregated}, each the engine's own CLI flags.
 Field engine_config(const std::string& engine, Kind per_role) {

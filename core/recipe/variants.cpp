@@ -13,16 +13,17 @@
 
 #include "overrides.hpp"
 #include "srt/join.hpp"
+#include "variant_keys.hpp"
 
 namespace srt {
 namespace {
 
 using Marks = std::map<std::string, Mark>;
 
-const std::string kOverride = "override_";
-const std::string kZip = "zip_override_";
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+using variant_keys::is_glob;
+using variant_keys::kOverride;
+using variant_keys::kZip;
+using variant_keys::starts_with;
 
 // `key` is `prefix` or lies under it: "a.b" covers "a.b", "a.b.c", "a.b[0]", not "a.bc".
 bool under(const std::string& key, const std::string& prefix) {
@@ -248,8 +249,6 @@ bool parse_zip_index(const std::string& sel, std::string& key, std::size_t& inde
   key = sel.substr(0, open);
   return true;
 }
-
-bool is_glob(const std::string& s) { return s.find_first_of("*?") != std::string::npos; }
 
 }  // namespace
 

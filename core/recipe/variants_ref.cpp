@@ -4,16 +4,15 @@
 #include <vector>
 
 #include "srt/variants.hpp"
+#include "variant_keys.hpp"
 
 namespace srt {
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-bool is_glob(const std::string& s) { return s.find_first_of("*?") != std::string::npos; }
-
-const char* const kOverride = "override_";
-const char* const kZip = "zip_override_";
+using variant_keys::is_glob;
+using variant_keys::kOverride;
+using variant_keys::kZip;
+using variant_keys::starts_with;
 
 }  // namespace
 

@@ -14,9 +14,6 @@ namespace srt::report {
 
 namespace {
 
-// benchmark_serving.py's gate: a point fails above 5 % failed requests (exactly 5 % passes).
-constexpr double kMaxFailureRate = 0.05;
-
 std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 std::optional<long long> strict_int(const Json& v) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "fields.hpp"
+#include "srt/collector_rules.hpp"
 #include "srt/error.hpp"
 #include "srt/report.hpp"
 #include "srt/untrusted_json.hpp"
@@ -15,9 +16,6 @@ using detail::number_or;
 using detail::required_number;
 
 namespace {
-
-// benchmark_serving.py: MAX_FAILURE_RATE; above it the script raises SystemExit("FAIL: ...").
-constexpr double kMaxFailureRate = 0.05;
 
 Latency latency(const Json& r, const std::string& metric, const std::string& file) {
   Latency l;

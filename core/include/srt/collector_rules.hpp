@@ -13,6 +13,10 @@
 
 namespace srt::report {
 
+// benchmark_serving.py's MAX_FAILURE_RATE: above it the script raises SystemExit("FAIL: ..."), and
+// srt-slurm's benchmark_outcome.py records it as max_failure_rate (exactly 5 % passes).
+inline constexpr double kMaxFailureRate = 0.05;
+
 struct SaBenchName {
   int concurrency = 0;
   int gpus = 0;
