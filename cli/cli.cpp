@@ -6,6 +6,8 @@
 
 namespace srt::helper {
 
+int exit_code = 0;
+
 void add_recipe_flags(CLI::App* cmd, RecipeFlags& flags) {
   cmd->add_option("--profile", flags.profile, "cluster profile (default: $SRTSLURM_CONFIG, then " SRT_DEFAULT_PROFILE ")");
   cmd->add_flag("--strict", flags.strict, "duplicate keys are errors, not warnings");

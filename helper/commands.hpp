@@ -1,12 +1,11 @@
 // Each subcommand of srt-helper lives in its own cmd_<name>.cpp and registers itself on the
-// CLI11 app. The callback it installs returns the process exit code through `exit_code`.
+// CLI11 app. The callback it installs returns the process exit code through `exit_code` (srt/cli.hpp).
 #pragma once
 #include <CLI/CLI.hpp>
 
-namespace srt::helper {
+#include "srt/cli.hpp"
 
-// 0 success, 1 the thing checked is bad (invalid recipe, failed job), 2 usage or environment error.
-extern int exit_code;
+namespace srt::helper {
 
 void add_validate(CLI::App& app);
 void add_nodes(CLI::App& app);

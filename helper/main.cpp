@@ -6,10 +6,6 @@
 #include "srt/jobstep_abi.hpp"
 #include "srt/error.hpp"
 
-namespace srt::helper {
-int exit_code = 0;
-}
-
 int main(int argc, char** argv) {
   // stderr is unbuffered, stdout is fully buffered when it is a file or a pipe: in `>log 2>&1`
   // every warning and note would land before the verdicts printed ahead of them, and a partial

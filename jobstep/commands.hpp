@@ -4,9 +4,9 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-namespace srt::helper {
+#include "srt/cli.hpp"
 
-extern int exit_code;
+namespace srt::helper {
 
 void add_launch(CLI::App& app);
 void add_kv_relay(CLI::App& app);

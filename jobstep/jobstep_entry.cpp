@@ -3,10 +3,6 @@
 #include "commands.hpp"
 #include "srt/jobstep_abi.hpp"
 
-namespace srt::helper {
-int exit_code = 0;  // the module's own: srt-helper reads it through the pointer returned below
-}
-
 extern "C" int* srt_helper_jobstep_add(CLI::App* app) {
   using namespace srt::helper;
   add_launch(*app);

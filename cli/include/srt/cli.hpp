@@ -14,8 +14,10 @@
 
 namespace srt::helper {
 
-// 0 success, 1 the thing checked is bad, 2 usage or environment error: defined by each program
-// (srt-helper's main.cpp, the job-step module's entry), set by load_profile_or_usage_error.
+// The process exit code the subcommands' callbacks set: 0 success, 1 the thing checked is bad
+// (invalid recipe, failed job), 2 usage or environment error. Defined in cli.cpp: each binary
+// that links srt_cli has its own (srt-helper's, and the job-step module's, whose version script
+// keeps it local; srt-helper reads the module's through the pointer its entry point returns).
 extern int exit_code;
 
 struct RecipeFlags {
