@@ -32,7 +32,7 @@ bool popped(const std::string& key) {
 
 // Keys srtctl renders itself and does not pop: a recipe value would come after srtctl's and win
 // (argparse keeps the last), moving a socket the Plan reserved and audits elsewhere.
-const char* const kManaged[] = {"port", "host", "dist-init-addr", "nccl-init-addr", "nnodes", "node-rank",
+const char* const kSglangManaged[] = {"port", "host", "dist-init-addr", "nccl-init-addr", "nnodes", "node-rank",
                                 "disaggregation-mode", "disaggregation-bootstrap-port", "kv-events-config"};
 
 // An empty list leaves the bare flag, which InferenceX fills per concurrency before it applies a
@@ -42,7 +42,7 @@ std::vector<std::string> sglang_flags(const Json& config) { return role_flags(co
 void refuse_managed(const Recipe& r, WorkerMode mode, const Json& config) {
   for (auto it = config.begin(); it != config.end(); ++it) {
     const std::string k = normalized_flag(it.key());
-    for (const char* m : kManaged) {
+    for (const char* m : kSglangManaged) {
       if (k != m) continue;
       const std::string role = mode == WorkerMode::agg ? "aggregated" : to_string(mode);
       Diagnostic d;
@@ -60,13 +60,13 @@ void refuse_managed(const Recipe& r, WorkerMode mode, const Json& config) {
 // --model-path: the Hugging Face id as given, else where the profile's alias or the path points.
 std::string sglang_model_path(const Recipe& r, const Profile& p) { return model_argument(r, p); }
 
-struct Shape {
+struct SglangShape {
   int tp = 1, dp = 1;
   bool dp_attention = false;
 };
 
-Shape shape_of(const Json& config) {
-  Shape s;
+SglangShape sglang_shape(const Json& config) {
+  SglangShape s;
   s.tp = std::max(1, int_flag(config, {"tp-size", "tensor-parallel-size", "tp"}, 1));
   s.dp = std::max(1, int_flag(config, {"dp-size", "data-parallel-size", "dp"}, 1));
   s.dp_attention = flag_enabled(config, {"enable-dp-attention"});
@@ -86,7 +86,7 @@ std::vector<Process> sglang_workers(const WorkerContext& ctx, const EndpointSite
   const Endpoint& e = site.endpoint;
   const Json& config = r.backend.config(e.mode);
   refuse_managed(r, e.mode, config);
-  const Shape shape = shape_of(config);
+  const SglangShape shape = sglang_shape(config);
   const bool pd = e.mode != WorkerMode::agg;
   const int nnodes = int(site.nodes.size());
   const bool multi_node = nnodes > 1;

@@ -63,13 +63,13 @@ Json role_config(const Recipe& r, const Endpoint& e) {
   return config;
 }
 
-struct Shape {
+struct VllmShape {
   int tp = 1, pp = 1, pcp = 1, dp = 1;
   int replica() const { return tp * pp * pcp; }
 };
 
-Shape shape_of(const Json& config) {
-  Shape s;
+VllmShape vllm_shape(const Json& config) {
+  VllmShape s;
   s.tp = std::max(1, int_flag(config, {"tensor-parallel-size", "tp"}, 1));
   s.pp = std::max(1, int_flag(config, {"pipeline-parallel-size", "pp"}, 1));
   s.pcp = std::max(1, int_flag(config, {"prefill-context-parallel-size", "pcp"}, 1));
@@ -91,7 +91,7 @@ std::vector<Process> vllm_workers(const WorkerContext& ctx, const EndpointSite& 
     fail("KV events from vLLM workers cannot be planned yet", "set backend.enable_kv_events: false");
 
   const Json config = role_config(r, e);
-  const Shape shape = shape_of(config);
+  const VllmShape shape = vllm_shape(config);
   const int gpus = int(e.gpus.size());
   // srtctl's vLLM Router validate and _validate_endpoint_parallelism: every GPU is one rank.
   if (shape.dp > 1 && shape.dp * shape.replica() != gpus)

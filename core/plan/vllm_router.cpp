@@ -15,12 +15,12 @@ namespace {
 
 // Options srt-spank passes itself: clap refuses a repeated single-value option, so a recipe value
 // would stop the router (or, for the ports, move a socket the Plan reserved and audits).
-const char* const kManaged[] = {"host", "port", "prometheus-port", "prometheus-host", "worker-urls"};
+const char* const kRouterManaged[] = {"host", "port", "prometheus-port", "prometheus-host", "worker-urls"};
 
 Process vllm_router(const FrontendSite& s) {
   const Json& args = s.recipe.frontend.args;
   for (auto it = args.begin(); it != args.end(); ++it)
-    for (const char* m : kManaged)
+    for (const char* m : kRouterManaged)
       if (normalized_flag(it.key()) == m)
         fail(std::string("frontend.args.") + it.key() + ": --" + m + " is set by srt-spank for the vLLM Router",
              "remove it from frontend.args");

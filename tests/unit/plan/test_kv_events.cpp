@@ -10,6 +10,9 @@
 #include "process_checks.hpp"
 #include "srt/error.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_kv_events {
+
 using namespace test_recipes;
 
 namespace {
@@ -143,3 +146,5 @@ TEST_CASE("capability none is fine when every worker has one rank") {
   CHECK(plan.kv_event_endpoints.size() == 2);
   CHECK(plan.find("prefill:0")->ports.kv_events.size() == 1);
 }
+
+}  // namespace test_kv_events

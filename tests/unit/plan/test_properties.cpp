@@ -8,6 +8,9 @@
 
 #include "process_checks.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_properties {
+
 using namespace test_recipes;
 
 namespace {
@@ -92,3 +95,5 @@ TEST_CASE("property: large jobs up to 1024 nodes") {
     REQUIRE(srt::plan_to_json(a) == srt::plan_to_json(srt::make_plan(g.recipe, prof, g.in)));
   }
 }
+
+}  // namespace test_properties

@@ -9,6 +9,9 @@
 #include "srt/error.hpp"
 #include "srt/preflight.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_hostile_probe {
+
 using namespace srt;
 
 namespace {
@@ -119,3 +122,5 @@ TEST_CASE("the RDMA NIC selection is a word of the probe's vocabulary or unknown
     CHECK(f.rdma_nic_selection == "unknown");
   }
 }
+
+}  // namespace test_hostile_probe

@@ -6,6 +6,9 @@
 #include "srt/preflight.hpp"
 #include "srt/files.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_needs {
+
 using namespace srt;
 
 namespace {
@@ -118,3 +121,5 @@ TEST_CASE("an answer that is not the probe's is an error naming where it came fr
   CHECK_THROWS_WITH(fingerprint_from_probe(Json::parse(R"({"x": 1})"), "prefill on node1"),
                     Catch::Contains("prefill on node1"));
 }
+
+}  // namespace test_needs

@@ -4,6 +4,9 @@
 #include "minimal_recipe.hpp"
 #include "srt/recipe.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_overrides {
+
 namespace {
 
 const std::string kBase = std::string(srt_test::kMinimalRecipe) + "extra_mount: [/a:/a]\n";
@@ -62,3 +65,5 @@ TEST_CASE("override errors name the override", "[overrides]") {
   CHECK_THAT(error_of({"backend.atom_config.prefill.tp=4"}), Catch::Contains("--set backend.atom_config.prefill.tp=4"));
   CHECK_THAT(error_of({"slurm.time_limit=99999999999999999999"}), Catch::Contains("64-bit"));
 }
+
+}  // namespace test_overrides

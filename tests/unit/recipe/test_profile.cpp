@@ -9,6 +9,9 @@
 #include "srt/profile.hpp"
 #include "srt/files.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_profile {
+
 namespace {
 
 const std::string kProfile = std::string(SRT_SOURCE_DIR) + "/etc/srt/cluster.yaml";
@@ -108,3 +111,5 @@ TEST_CASE("choose_profile_path order is explicit then SRTSLURM_CONFIG then the d
   CHECK(srt::choose_profile_path("", "/env.yaml", kProfile, true) == "/env.yaml");
   CHECK(srt::choose_profile_path("/x.yaml", "/env.yaml", kProfile, true) == "/x.yaml");
 }
+
+}  // namespace test_profile

@@ -6,6 +6,9 @@
 #include "minimal_recipe.hpp"
 #include "srt/recipe.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_recipe_rules {
+
 namespace {
 
 const std::string kBase = srt_test::kMinimalRecipe;
@@ -134,3 +137,5 @@ TEST_CASE("the JSON Schema comes from the same table", "[recipe]") {
   CHECK_FALSE(variants[1]["properties"].contains("atom_config"));
   CHECK(s["properties"]["resources"]["properties"]["gpus_per_node"]["minimum"] == 1);
 }
+
+}  // namespace test_recipe_rules

@@ -12,6 +12,9 @@
 #include "minimal_recipe.hpp"
 #include "srt/recipe.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_safe_text {
+
 namespace {
 
 const std::string kBase = srt_test::kMinimalRecipe;
@@ -121,3 +124,5 @@ TEST_CASE("the recipe name is one file-name component", "[recipe][safe]") {
     require_accepted(text);
   }
 }
+
+}  // namespace test_safe_text

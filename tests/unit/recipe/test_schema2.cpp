@@ -8,6 +8,9 @@
 #include "srt/recipe.hpp"
 #include "srt/files.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_schema2 {
+
 namespace {
 
 // Line numbers below refer to this text (roles.prefill.nodes is line 9, column 5).
@@ -316,3 +319,5 @@ TEST_CASE("schema 2: roles.<role>.restart is srtctl's policy, checked at its lin
   expect(ds, "roles.decode.restart.backof_seconds", 14, 53, "unknown key 'backof_seconds'", "backoff_seconds");
   expect(errors(kV2 + "    restart: [on-failure]\n"), "roles.decode.restart", 14, 5, "or a mapping");
 }
+
+}  // namespace test_schema2

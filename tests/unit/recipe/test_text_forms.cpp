@@ -10,6 +10,9 @@
 #include "minimal_recipe.hpp"
 #include "srt/recipe.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_text_forms {
+
 namespace {
 
 const std::string kBase = srt_test::kMinimalRecipe;
@@ -74,3 +77,5 @@ TEST_CASE("x-joined concurrencies are what the regex they replaced accepted", "[
   }
   CHECK(accepted > 50);
 }
+
+}  // namespace test_text_forms

@@ -5,6 +5,9 @@
 #include "srt/error.hpp"
 #include "srt/report.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_file_names {
+
 using srt::report::gpus_from_file_name;
 using srt::report::gpus_from_file_names;
 
@@ -88,3 +91,5 @@ TEST_CASE("a run's files agree on one count, or the error names both files") {
   CHECK_THROWS_WITH(gpus_from_file_names({"x_conc8_gpus_24_ctx_16_gen_8.json", "x_conc16_gpus_24_ctx_8_gen_16.json"}),
                     Catch::Contains("another prefill/decode split"));
 }
+
+}  // namespace test_file_names

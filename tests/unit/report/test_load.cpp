@@ -6,6 +6,9 @@
 #include "srt/report_files.hpp"
 #include "temp_dir.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_load {
+
 using namespace report_test;
 using srt::report::PointState;
 
@@ -251,3 +254,5 @@ TEST_CASE("two result files for one concurrency are refused") {
   fs::copy_file(run / "fixed-seq" / (kName1p1d + "-c8.json"), run / "fixed-seq" / (kName1p1d + "-c08.json"));
   CHECK_THAT(error_of(run), Catch::Contains("a second result for c8"));
 }
+
+}  // namespace test_load

@@ -7,6 +7,9 @@
 #include "srt/report_files.hpp"
 #include "temp_dir.hpp"
 
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_load_inferencex {
+
 using namespace report_test;
 using srt::report::PointState;
 
@@ -192,3 +195,5 @@ TEST_CASE("a run whose fingerprints show no GPU on any worker's node is a stand-
   CHECK_FALSE(srt::report::load_runs(run_dir("odd", R"({"fingerprints": [{"role": "decode", "gpu": "none"}]})"))[0].without_gpus);
   CHECK_FALSE(srt::report::load_runs(run_dir("routers-only", R"({"fingerprints": [{"role": "router", "gpu": {"count": 0}}]})"))[0].without_gpus);
 }
+
+}  // namespace test_load_inferencex
