@@ -222,6 +222,12 @@ std::optional<std::string> SafeDir::read_file(const std::string& name, std::size
   return bytes;
 }
 
+bool SafeDir::rename_new(const std::string& from, const std::string& to, std::string* why) const {
+  if (::renameat2(fd(), from.c_str(), fd(), to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  if (why) *why = "cannot rename " + path_of(from) + " to " + to + ": " + errtext();
+  return false;
+}
+
 std::string SafeDir::kind_of(const std::string& name) const {
   struct stat st {};
   if (::fstatat(fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return "missing";

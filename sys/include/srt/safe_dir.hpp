@@ -81,6 +81,9 @@ class SafeDir {
   // The bytes of `name` when it is a regular file here (never through a link); nullopt when it
   // is missing, a symlink or anything but a regular file, or larger than max_bytes.
   std::optional<std::string> read_file(const std::string& name, std::size_t max_bytes = 64 << 20) const;
+  // `from` renamed to `to` in this directory, never over an existing `to` (renameat2
+  // RENAME_NOREPLACE; a symlink is moved as the link it is). False, with `why`, when it cannot be.
+  bool rename_new(const std::string& from, const std::string& to, std::string* why = nullptr) const;
   // "regular", "directory", "symlink", "missing" or another kind (fstatat, no link followed).
   std::string kind_of(const std::string& name) const;
   // Names in this directory (not "." or ".."), sorted.
