@@ -4,9 +4,7 @@
 // "collects on every run, independent of `enabled`, unless `tachometer.enabled: false`";
 // TelemetryConfig.enabled defaults to false and its other keys only shape a collection it starts.
 // A block left out entirely is not asked for, so a tachometer block left out is not either.
-// And when a role's restart policy relaunches nothing (never, srtctl's default).
 #include "schema.hpp"
-#include "srt/restart_policy.hpp"
 
 namespace srt::schema {
 namespace {
@@ -42,12 +40,6 @@ bool observability_off(const Json& v) {
 bool telemetry_off(const Json& v) {
   if (v.is_null()) return true;
   return v.is_object() && not_true(v, "enabled");
-}
-
-bool restart_off(const Json& v) {
-  std::vector<RestartPolicyProblem> problems;
-  const auto p = parse_restart_policy(v, problems);
-  return p && !p->enabled();
 }
 
 }  // namespace srt::schema

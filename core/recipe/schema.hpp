@@ -138,8 +138,6 @@ std::optional<bool> as_boolean(const Json& v);
 // TachometerConfig, TelemetryConfig): true when the block turns nothing on.
 bool observability_off(const Json& v);
 bool telemetry_off(const Json& v);
-// roles.<role>.restart: never (or not given) relaunches nothing.
-bool restart_off(const Json& v);
 std::string type_name(const Json& v);
 
 }  // namespace srt::schema

@@ -71,8 +71,9 @@ class Normalizer {
   // be combined with backend.X") must see what the user wrote, not what engine() and roles() add to
   // out_'s. engine() and to_backend move the engine's keys and each role's env and args (the bulk)
   // into place.
-  Normalizer(Document&& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported)
-      : in_(std::move(in)), current_(current), issues_(issues), unsupported_(unsupported) {
+  Normalizer(Document&& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported,
+             std::map<std::string, RestartPolicy>& restart)
+      : in_(std::move(in)), current_(current), issues_(issues), unsupported_(unsupported), restart_(restart) {
     out_.file = in_.file;  // marks, warnings and overrides: moved over once the last diagnostic on in_ is made (run())
     out_.aliases.reserve(32);
     if (!in_.root.is_object()) {
@@ -202,8 +203,9 @@ class Normalizer {
       if (const Json* c = get(*r, "critical")) put(res, n.critical_key, *c), alias(n.critical);
       if (const Json* v = get(*r, "restart")) {
         std::vector<RestartPolicyProblem> problems;
-        parse_restart_policy(*v, problems);
+        const auto policy = parse_restart_policy(*v, problems);
         for (const auto& p : problems) error(n.path + ".restart" + (p.key.empty() ? "" : "." + p.key), p.message, p.hint);
+        if (policy && policy->enabled()) restart_[n.role] = *policy;
       }
       to_backend(*r, n, "env", n.env_key, nullptr, legacy, [&] { alias(n.env); });
       to_backend(*r, n, "args", type_config_, &n.mode, legacy, [&] { alias("backend." + type_config_ + "." + n.mode, n.args); });
@@ -416,6 +418,7 @@ class Normalizer {
   bool current_;
   schema::Issues& issues_;
   std::vector<std::string>& unsupported_;
+  std::map<std::string, RestartPolicy>& restart_;  // the roles' enabled policies (Recipe::restart)
   std::string type_ = "sglang";
   std::string type_config_;  // backend.<engine>_config, from type_ once engine() has set it
   std::vector<std::string> written_;
@@ -444,8 +447,9 @@ int detect_layout(const Document& doc, schema::Issues& issues, bool current_sche
   return layout;
 }
 
-Document normalize_v2(Document doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported) {
-  return Normalizer(std::move(doc), current_schema, issues, unsupported).run();
+Document normalize_v2(Document doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported,
+                      std::map<std::string, RestartPolicy>& restart) {
+  return Normalizer(std::move(doc), current_schema, issues, unsupported, restart).run();
 }
 
 }  // namespace srt::recipe_detail

@@ -59,12 +59,10 @@ Field role(const std::string& name, bool decode) {
                  str("engine", "must be the recipe's engine"), any("kv_events", "publish KV events (bool or {publisher, topic})"),
                  boolean("sidecar", "Dynamo KV-router sidecar (must agree across roles)").inert(),
                  boolean("critical", "an exit of this role ends the job").def("true").tier2(),
-                 // srtctl v2.18: checked by the normalizer (srt/restart_policy.hpp); until the
-                 // launcher supervises workers, any policy but never is tier 2.
+                 // srtctl v2.18: checked by the normalizer (srt/restart_policy.hpp) and kept as
+                 // Recipe::restart; the launcher supervises by it (jobstep/launch/supervise.cpp).
                  any("restart", "relaunch exited workers in place: never (default), on-failure, always, or "
-                                "{policy, max_restarts, backoff_seconds, max_backoff_seconds}")
-                     .tier2()
-                     .off_when(restart_off)),
+                                "{policy, max_restarts, backoff_seconds, max_backoff_seconds}")),
       "the " + mode + " workers");
 }
 

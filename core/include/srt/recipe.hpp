@@ -1,12 +1,14 @@
 // The recipe: srt-slurm's v1 layout, as srtctl reads it (src/srtctl/core/schema.py). A 2.x
 // `schema: 2` recipe is normalized into the same model (docs/design.md "Recipe formats").
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "srt/document.hpp"
+#include "srt/restart_policy.hpp"
 
 namespace srt {
 
@@ -115,6 +117,9 @@ struct Recipe {
   std::string setup_script;
   std::string log_dir;
   bool infra_dedicated_node = false;   // infra.etcd_nats_dedicated_node
+  // Schema 2's roles.<role>.restart, by role ("prefill", "decode", "agg"); a role not here is
+  // never relaunched (srtctl's default). v1 has no such key.
+  std::map<std::string, RestartPolicy> restart;
   // Keys srtctl knows and this project cannot launch yet: accepted by validate/nodes/plan,
   // refused by launch, each with its key path ("sweep"), or "path=value" for a value
   // ("backend.type=sglang").
