@@ -138,6 +138,7 @@ Json worker_restarts_record(const std::vector<RestartEndpoint>& endpoints, const
                     {"ready_at", text_or_null(e.ready_at)},
                     {"ready_seconds", e.ready_seconds ? Json(*e.ready_seconds) : Json(nullptr)},
                     {"crash_log", text_or_null(e.crash_log)},
+                    {"rerun", text_or_null(e.rerun)},
                     {"engine", 0}});
   return {{"total_restarts", total}, {"endpoints", shown}, {"events", list}};
 }

@@ -74,8 +74,10 @@ RunningStep& Launch::start(const Process& p) {
   return steps_.back();
 }
 
-// Signals and critical exits, every poll. `awaited` is a step whose end is the point of the
-// state (the benchmark): its end is returned, not treated as a failure.
+// Signals and critical exits, every poll. The awaited step's end (awaited_: the benchmark) is the
+// point of its state, not a failure: await_step() reads it from the step. A worker whose role's
+// restart policy takes its exit is relaunched, and healthy again, before check() returns
+// (machine_supervise.cpp).
 void Launch::check_signal() {
   if (const int sig = pending_signal()) {
     if (sig == SIGUSR1) {
@@ -101,16 +103,12 @@ void Launch::throw_if_node_failure() {
   console_.line("Slurm: " + asked + " (not a node failure)");
 }
 
-bool Launch::check(const RunningStep* awaited) {
+void Launch::check() {
   check_signal();
-  bool awaited_ended = false;
   for (auto& s : steps_) {
     if (s.ended >= 0 || !s.srun.finished()) continue;
     s.ended = console_.seconds();
-    if (&s == awaited) {
-      awaited_ended = true;
-      continue;
-    }
+    if (awaited_ && &s == &steps_[*awaited_]) continue;
     // scancel signals every step and the batch step at once; a step may be seen ending before
     // our own TERM arrives. Give it a moment so a cancelled job is reported as cancelled.
     if (s.srun.exit_code() != 0) {
@@ -120,6 +118,7 @@ bool Launch::check(const RunningStep* awaited) {
     const std::string what = s.process->name + " on " + s.process->node + " ended (" + s.srun.describe() + ") during " + state_;
     console_.line(what);
     console_.tail(job_.log_dir + "/" + s.process->log_file, kTailLines);
+    if (supervise(s, what)) continue;  // relaunched below, once this loop is done (start() grows steps_)
     if (s.process->critical) {
       // Whatever its exit code: srun of a step on a node Slurm declared failed exits 0
       // ("srun: error: Node failure on node2"), seen on the lab with Slurm 22.05.
@@ -127,7 +126,7 @@ bool Launch::check(const RunningStep* awaited) {
       throw failed(Cause::step_ended, what, {s.process->node}, s.process->role);
     }
   }
-  return awaited_ended;
+  relaunch_pending();
 }
 
 void Launch::teardown() {

@@ -36,15 +36,29 @@ void Launch::run_benchmark() {
   }
 }
 
-// Runs the step at steps_[index] to its end (true), or until the stall watch sees nothing
-// complete for the stall timeout (false); a signal or a critical step ending throws Stop.
-bool Launch::await_step(std::size_t index) {
+// Runs the step at steps_[index] to its end (ended), until the stall watch sees nothing complete
+// for the stall timeout (stalled), or until a worker is relaunched meanwhile (interrupted: the
+// step is stopped if it still runs, since what it measured spans a worker's death); a signal or a
+// critical step ending throws Stop.
+Launch::StepEnd Launch::await_step(std::size_t index) {
   StallWatch watch(job_, stall_, console_.seconds());
   std::optional<OutputStream> stream;
   if (job_.recipe.benchmark.stream_output)
     stream.emplace(job_.log_dir + "/" + steps_[index].process->log_file, "benchmark| ");
-  bool ended = false;
-  while (!(ended = check(&steps_[index]))) {
+  const int relaunches = relaunches_begun_;
+  StepEnd end = StepEnd::stalled;
+  awaited_ = index;  // left set when check() throws: the job is over then, and nothing polls again
+  for (;;) {
+    check();
+    const bool ended = steps_[index].ended >= 0;
+    if (relaunches_begun_ != relaunches) {
+      end = StepEnd::interrupted;
+      break;
+    }
+    if (ended) {
+      end = StepEnd::ended;
+      break;
+    }
     if (stream) stream->poll(console_);
     if (watch.stalled(console_.seconds())) {
       stall_seen_ = watch.seen();
@@ -52,16 +66,48 @@ bool Launch::await_step(std::size_t index) {
     }
     sleep_s(kPollSeconds);
   }
+  awaited_.reset();
   if (stream) stream->poll(console_, true);
-  return ended;
+  if (end == StepEnd::interrupted) stop_step(steps_[index], job_.plan.job_id, options_.grace_seconds, console_);
+  return end;
+}
+
+// The interrupted point's result file under fixed-seq/, if it wrote one, renamed
+// `<name>.interrupted_<run>` (no longer a *.json any reader takes) so the point's run again is
+// judged alone; the name set aside, or "".
+std::string Launch::set_aside_point(int concurrency, int run) {
+  const auto files = find_result_files(results_path());
+  const auto it = files.find(concurrency);
+  if (it == files.end() || !job_.results) return "";
+  const auto fixed = job_.results->sub("fixed-seq", false);
+  if (!fixed) return "";
+  const std::string name = std::filesystem::path(it->second).filename();
+  const std::string aside = name + ".interrupted_" + std::to_string(run);
+  std::string why;
+  if (fixed->rename_new(name, aside, &why)) return "fixed-seq/" + aside;
+  console_.line("benchmark c" + std::to_string(concurrency) + ": " + why);
+  return "";
 }
 
 // A command that does not read SRT_BENCHMARK_CONCURRENCIES: one step loops over the grid
 // itself, so a stall can only end the whole sweep.
 void Launch::run_whole_sweep(const Process& bench) {
-  start(bench);
-  const std::size_t index = steps_.size() - 1;
-  if (!await_step(index)) {
+  std::size_t index = 0;
+  StepEnd end = StepEnd::interrupted;
+  // A worker relaunched during the sweep: the recipe's own loop is run again from its start
+  // (each point's result file is written afresh), at most once per relaunch.
+  for (int run = 0; end == StepEnd::interrupted; ++run) {
+    if (run > 0) {
+      console_.line("benchmark: interrupted by a worker's relaunch; the whole sweep runs again (its step loops over "
+                    "every point itself)");
+      if (!restart_events_.empty()) restart_events_.back().rerun = "the whole sweep";
+      write_restarts();
+    }
+    start(bench);
+    index = steps_.size() - 1;
+    end = await_step(index);
+  }
+  if (end == StepEnd::stalled) {
     const std::string why = "benchmark stalled: nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ +
                             "); the benchmark and every worker were stopped (--stall-timeout " + std::to_string(stall_) + ")";
     console_.line(why);
@@ -96,13 +142,29 @@ void Launch::run_points() {
       pt.state = "not_run", pt.reason = not_run;
       continue;
     }
-    pt.state = "running";
-    write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
-    console_.line("benchmark " + tag + ": step " + pt.process.step_name + " on " + pt.process.node + " -> " +
-                  pt.process.log_file);
-    start(pt.process);
-    const std::size_t index = steps_.size() - 1;
-    if (!await_step(index)) {
+    std::size_t index = 0;
+    StepEnd end = StepEnd::interrupted;
+    // A worker relaunched while the point ran: what it measured spans the death, so its result
+    // is set aside and the point runs again on the endpoint that came back (each time bounded by
+    // the endpoint's max_restarts).
+    for (int run = 0; end == StepEnd::interrupted; ++run) {
+      if (run > 0) {
+        pt.interrupted = run;
+        const std::string aside = set_aside_point(pt.concurrency, run);
+        console_.line("benchmark " + tag + ": interrupted by a worker's relaunch; run again" +
+                      (aside.empty() ? "" : " (" + aside + " set aside)"));
+        if (!restart_events_.empty()) restart_events_.back().rerun = tag;
+        write_restarts();
+      }
+      pt.state = "running";
+      write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
+      console_.line("benchmark " + tag + ": step " + pt.process.step_name + " on " + pt.process.node + " -> " +
+                    pt.process.log_file);
+      start(pt.process);
+      index = steps_.size() - 1;
+      end = await_step(index);
+    }
+    if (end == StepEnd::stalled) {
       pt.state = "stalled";
       pt.reason = "nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ + "; --stall-timeout " +
                   std::to_string(stall_) + ")";

@@ -7,6 +7,7 @@
 #include <sys/time.h>
 
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "launch.hpp"
 #include "run_state.hpp"
 #include "srt/poll.hpp"
+#include "srt/restart_policy.hpp"
 #include "sweep.hpp"
 
 namespace srt::launch {
@@ -62,7 +64,7 @@ class Launch {
   RunningStep& start(const Process& p);
   void check_signal();
   void throw_if_node_failure();
-  bool check(const RunningStep* awaited = nullptr);
+  void check();
   void teardown();
   void remove_containers(double seconds);
   std::string address(const Process& p) const { return job_.plan.nodes.at(std::size_t(p.node_index)).address; }
@@ -81,9 +83,24 @@ class Launch {
   void start_router();
   void wait_router_warm(const Process& router);
 
+  // machine_supervise.cpp: workers that come back (srt/restart_policy.hpp, the role's restart).
+  bool supervise(const RunningStep& ended, const std::string& what);
+  void relaunch_pending();
+  struct PendingRelaunch {
+    std::size_t event;  // in restart_events_
+    Role role;
+    double ended;       // console seconds: when check() saw the step end
+  };
+  void relaunch(const PendingRelaunch& pending);
+  bool wait_endpoint_healthy(Role role, int index, int attempt, std::string& why);
+  int restarts_of(const std::string& label) const;
+  void write_restarts();
+
   // machine_benchmark.cpp: the benchmark, one step for the sweep or one per point, and its results.
   void run_benchmark();
-  bool await_step(std::size_t index);
+  enum class StepEnd { ended, stalled, interrupted };  // interrupted: a worker was relaunched meanwhile
+  StepEnd await_step(std::size_t index);
+  std::string set_aside_point(int concurrency, int attempt);
   void run_whole_sweep(const Process& bench);
   void run_points();
   std::filesystem::path results_path() const;
@@ -103,6 +120,19 @@ class Launch {
   std::string state_;
   double started_unix_;
   std::optional<long long> warned_at_;  // when Slurm's time-limit warning (USR1) came, unix seconds
+  // The step whose end is the point of the state (a benchmark step, await_step()): check() does
+  // not treat its end as a failure, however deep it is called (a relaunch polls too). An index:
+  // steps_ grows while it runs.
+  std::optional<std::size_t> awaited_;
+  // The supervisor's (machine_supervise.cpp): the relaunched steps' processes (steps_ point at
+  // them; a deque never moves them), each supervised endpoint, every restart event, the events
+  // check() scheduled and not yet relaunched, and the relaunches begun (a benchmark step that
+  // saw this change was interrupted).
+  std::deque<Process> relaunched_;
+  std::vector<RestartEndpoint> restart_endpoints_;
+  std::vector<RestartEvent> restart_events_;
+  std::vector<PendingRelaunch> pending_relaunches_;
+  int relaunches_begun_ = 0;
 };
 
 }  // namespace srt::launch

@@ -38,6 +38,7 @@ void points_to_status(const std::vector<SweepPoint>& points, Json& status) {
     const std::string key = std::to_string(pt.concurrency);
     Json p = {{"state", pt.state}, {"step_name", pt.process.step_name}, {"log", pt.process.log_file}};
     if (!pt.reason.empty()) p["reason"] = pt.reason;
+    if (pt.interrupted > 0) p["interrupted_runs"] = pt.interrupted;
     states[key] = std::move(p);
     if (pt.exit_code) codes[key] = *pt.exit_code;
   }

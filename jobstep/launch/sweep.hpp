@@ -18,6 +18,9 @@ struct SweepPoint {
   std::string state = "pending";  // pending | running | ok | failed | stalled | not_run
   std::string reason;             // why it is not ok
   std::optional<int> exit_code;   // the step's, once it ended by itself
+  // Runs cut short by a worker's relaunch (machine_supervise.cpp), each result set aside: the
+  // point's state is that of its last run.
+  int interrupted = 0;
 };
 
 // The per-point steps of the Plan's benchmark: "benchmark:c256", Slurm step benchmark_c256,
@@ -31,7 +34,8 @@ std::vector<SweepPoint> sweep_points(const Plan& plan, const std::vector<int>& p
 void close_points(std::vector<SweepPoint>& points, const std::string& reason);
 
 // status.json: "benchmark_points" {"256": {"state": "ok"}, "512": {"state": "stalled", "reason":
-// ...}} and "benchmark_exit_codes" {"256": 0} (what `report` already reads).
+// ...}} ("interrupted_runs": N when a worker's relaunch cut N runs of it short) and
+// "benchmark_exit_codes" {"256": 0} (what `report` already reads).
 void points_to_status(const std::vector<SweepPoint>& points, Json& status);
 
 // "c256 ok; c512 stalled: ...; c768, c1024 not run: ..." for the job's reason.

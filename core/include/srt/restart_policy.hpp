@@ -76,6 +76,9 @@ struct RestartEvent {
   std::string relaunched_at, ready_at;  // "" = not (yet)
   std::optional<double> ready_seconds;
   std::string crash_log;                // the rotated log of the life that ended ("" = none)
+  // srt-spank's own: what the relaunch made run again ("c64": the point that was running, its
+  // partial result set aside; "the whole sweep"; "" = nothing was running).
+  std::string rerun;
 };
 
 // The state of one supervised endpoint for the record.

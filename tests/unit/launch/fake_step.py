@@ -17,11 +17,14 @@ It answers what the launcher asks of the real program, on the same ports the Pla
 
 --behaviour picks how it goes wrong:
   worker     healthy | unhealthy (/health 503) | exit (/health 503, ends with code 3 after a second) |
-             wedged (/health ok, completions 503)
+             wedged (/health ok, completions 503) | exit-on-benchmark (healthy until a benchmark
+             step has started, then ends with code 3: a worker that dies mid-sweep; a relaunch
+             is another step, decode_0_r1, with a behaviour of its own)
   router     healthy | partial (lists no decode worker) | cold (completions 503) |
              errors5xx (its 503 count on /metrics grows on its own)
   benchmark  healthy | fail (exit 2, no result) | stall (nothing moves until it is signalled) |
              failed6 (6 of 100 requests failed) | slow (30 s, then a result) |
+             awhile (3 s, then a result: long enough for a worker to die meanwhile) |
              srtctl (the whole sweep, every point of $CONC_LIST, in srtctl's layout:
              <job dir>/logs/sa-bench_isl_64_osl_16/results_concurrency_<N>_gpus_16.json with the
              sa-bench client's benchmark_outcome) | srtctl-short (the same without the last point)
@@ -115,6 +118,12 @@ def worker(args, command):
         time.sleep(1)
         print(f"fake {args.step}: exiting with code 3", flush=True)
         sys.exit(3)
+    if args.behaviour == "exit-on-benchmark":
+        pids = os.environ["SRT_FAKE_PIDS"]
+        while not any(name.startswith("benchmark") for name in os.listdir(pids)):
+            time.sleep(0.1)
+        print(f"fake {args.step}: a benchmark step started; exiting with code 3", flush=True)
+        sys.exit(3)
     wait_for_signal()
 
 
@@ -165,6 +174,8 @@ def benchmark(args, command):
         wait_for_signal()
     if args.behaviour == "slow":
         time.sleep(30)
+    if args.behaviour == "awhile":
+        time.sleep(3)
     if args.behaviour.startswith("srtctl"):
         srtctl_layout(args)
         return

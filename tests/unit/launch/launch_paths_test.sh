@@ -27,6 +27,14 @@
 #               job's environment, as InferenceX's workflow exports it), writing srtctl's layout:
 #               completed, each point judged by the collector's rules
 #   conc-missing  the same, the benchmark leaving out c16: failed (benchmark), the point named
+#   restart     roles.decode.restart {policy: on-failure, backoff_seconds: 1}; decode_0 ends (code 3)
+#               while c4 runs: relaunched in place as step decode_0_r1 after the backoff, its log
+#               of the first life kept as <log>.1, c4 cut and run again (its first result set
+#               aside), the sweep completed with every point valid; logs/worker_restarts.json
+#               records it (the console's relaunch line says how long after the end it started)
+#   restart-twice  the same with max_restarts 1, and decode_0_r1 ending too: failed (engine), the
+#               reason naming both exits
+#   restart-never  restart: never, decode_0 ending the same way: failed (engine), as without a policy
 # Usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE
 set -euo pipefail
 helper=${1:?usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE}
@@ -99,6 +107,16 @@ YAML
 recipe="$work/disagg-1p1d-tp8.yaml"
 # Its health budget 4 x 1 s, not 60: the cases that wait it out end in seconds.
 sed -e "s|/infmax-workspace/|$work/infmax-workspace/|g" -e 's/^  max_attempts: 60 /  max_attempts: 4 /' "$src/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" > "$recipe"
+case "$case" in  # the decode role's restart policy (schema 2's roles.<role>.restart)
+  restart) policy="{policy: on-failure, backoff_seconds: 1}" ;;
+  restart-twice) policy="{policy: on-failure, max_restarts: 1, backoff_seconds: 1}" ;;
+  restart-never) policy="never" ;;
+  *) policy="" ;;
+esac
+if [[ -n "$policy" ]]; then
+  sed -i "/^  decode:\$/a\    restart: $policy" "$recipe"
+  grep -q "^    restart: $policy\$" "$recipe" || fail "the recipe has no roles.decode.restart"
+fi
 if [[ "$case" == conc-* ]]; then
   # No grid, and a command that loops over $CONC_LIST itself: one whole-sweep step.
   sed -i -e '/^  concurrencies: /d' -e 's/\${SRT_BENCHMARK_CONCURRENCIES:-4 8 16 32 64 128}/${CONC_LIST}/' "$recipe"
@@ -129,6 +147,8 @@ case "$case" in
   end-time) steps="benchmark_c4=slow" grace=300 end_time=(SLURM_JOB_END_TIME=$(($(date +%s) + 140))) ;;
   conc-list) steps="benchmark=srtctl" conc=(CONC_LIST="4 8 16") ;;
   conc-missing) steps="benchmark=srtctl-short" conc=(CONC_LIST="4 8 16") ;;
+  restart|restart-never) steps="decode_0=exit-on-benchmark benchmark_c4=awhile" ;;
+  restart-twice) steps="decode_0=exit-on-benchmark decode_0_r1=exit-on-benchmark benchmark_c4=awhile" ;;
   *) echo "launch_paths_test.sh: no case '$case'" >&2; exit 2 ;;
 esac
 
@@ -253,6 +273,38 @@ case "$case" in
     grep -q "^.*  c16: ok, 100 completed" <<< "$out" || fail "c16 was not judged" ;;
   conc-missing)
     expect 1 failed benchmark "" "^benchmark results invalid: missing concurrency points: 16 \(expected points from the job's CONC_LIST\)$" ;;
+  restart)
+    expect 0 completed "" "" "benchmark finished"
+    [[ "$(points)" == "c4=ok c8=ok c16=ok c32=ok c64=ok c128=ok" ]] || fail "points: $(points)"
+    out=$(cat "$work/out")
+    relaunched=$(grep -E "decode_0: relaunched as step decode_0_r1 on node2, [0-9.]+ s after the step ended \(backoff 1\.0 s\)" <<< "$out") ||
+      fail "no relaunch line for decode_0_r1"
+    grep -q "decode_0: ready again" <<< "$out" || fail "the relaunched worker was not seen healthy"
+    grep -q "benchmark c4: interrupted by a worker's relaunch; run again (fixed-seq/.*-c4\.json\.interrupted_1 set aside)" <<< "$out" ||
+      grep -q "benchmark c4: interrupted by a worker's relaunch; run again$" <<< "$out" || fail "c4 was not run again"
+    [[ -f "$work/pids/decode_0_r1" ]] || fail "no step decode_0_r1 ran"
+    record="$work/results/$jid/logs/worker_restarts.json"
+    [[ -f "$record" ]] || fail "no logs/worker_restarts.json"
+    /usr/bin/python3 - "$record" "$status" <<'PY' || fail "worker_restarts.json or status.json: $(cat "$record")"
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+assert r["total_restarts"] == 1, r
+assert r["endpoints"]["decode_0"] == {"policy": "on-failure", "restarts": 1, "max_restarts": 3, "exhausted": False}, r
+(e,) = r["events"]
+assert (e["worker"], e["mode"], e["index"], e["node"], e["attempt"], e["exit_code"]) == ("decode_0", "decode", 0, "node2", 1, 3), e
+assert e["outcome"] == "ready" and e["backoff_seconds"] == 1 and e["rerun"] == "c4", e
+assert e["crash_log"].endswith(".1") and os.path.isfile(e["crash_log"]), e
+assert "exiting with code 3" in open(e["crash_log"]).read(), e
+s = json.load(open(sys.argv[2]))
+assert s["benchmark_points"]["4"]["interrupted_runs"] == 1, s["benchmark_points"]["4"]
+assert [p["step_name"] for p in s["processes"]].count("decode_0_r1") == 1, s["processes"]
+PY
+    echo "relaunch timing: ${relaunched#*decode_0: }" ;;
+  restart-twice)
+    expect 1 failed engine node2 "^decode:0 on node2 ended \(exit code 3\) during benchmark; decode_0 has had its 1 relaunch \(restart: on-failure, max_restarts 1\): decode_0 exit 3 at [0-9T:Z-]+, decode_0_r1 exit 3 at [0-9T:Z-]+$" ;;
+  restart-never)
+    expect 1 failed engine node2 "^decode:0 on node2 ended \(exit code 3\) during benchmark$"
+    [[ ! -f "$work/pids/decode_0_r1" ]] || fail "decode_0 was relaunched under restart: never" ;;
 esac
 
 # Nothing outlives the launcher: every step it started has ended.

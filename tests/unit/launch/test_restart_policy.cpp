@@ -115,11 +115,12 @@ TEST_CASE("restart policy: worker_restarts.json in srtctl's layout", "[restart]"
   first.ready_at = "2026-12-05T10:01:00Z";
   first.ready_seconds = 50.0;
   first.crash_log = "/logs/node2_decode_w0.out.1";
+  first.rerun = "c64";
   srt::RestartEvent second = first;
   second.worker = "decode_0_r1";
   second.attempt = 2;
   second.outcome = "exhausted";
-  second.relaunched_at = second.ready_at = second.crash_log = "";
+  second.relaunched_at = second.ready_at = second.crash_log = second.rerun = "";
   second.ready_seconds.reset();
 
   const srt::Json j = srt::worker_restarts_record({decode, prefill}, {first, second});
@@ -132,7 +133,9 @@ TEST_CASE("restart policy: worker_restarts.json in srtctl's layout", "[restart]"
   CHECK(j["events"][0]["outcome"] == "ready");
   CHECK(j["events"][0]["ready_seconds"] == 50.0);
   CHECK(j["events"][0]["crash_log"] == "/logs/node2_decode_w0.out.1");
+  CHECK(j["events"][0]["rerun"] == "c64");
   CHECK(j["events"][1]["outcome"] == "exhausted");
+  CHECK(j["events"][1]["rerun"].is_null());
   CHECK(j["events"][1]["relaunched_at"].is_null());
   CHECK(j["events"][1]["ready_seconds"].is_null());
   CHECK(j["events"][1]["engine"] == 0);
