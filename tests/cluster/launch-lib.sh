@@ -41,6 +41,19 @@ launch_submit() {
     sbatch --parsable ${exclusive:+"$exclusive"} --srt-recipe="$recipe" -N"$nodes" -o "$LAB_BASE/work/launch-%j.out" "$@" "$SRT_JOB"
 }
 
+# launch_helper_submit RECIPE [SUBMIT OPTIONS...]: `srt-helper submit` of RECIPE on the lab, with
+# the options srtctl users pass (--set, --stall-timeout, ...), --exclusive and the output in
+# work/launch-%j.out; prints the job id. The caller's environment reaches the job (sbatch exports it).
+launch_helper_submit() {
+  local recipe=$1 out id
+  shift
+  mkdir -p "$LAB_BASE/work"
+  out=$(PATH="$LAB_BASE/bin:$PATH" "$SRT_HELPER" submit "$recipe" --profile "$LAB_BASE/etc/srt/cluster.yaml" "$@"           -- --exclusive -o "$LAB_BASE/work/launch-%j.out" 2>&1) || { echo "$out" >&2; lab_fail "srt-helper submit refused the job"; }
+  id=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' <<< "$out")
+  [[ -n "$id" ]] || { echo "$out" >&2; lab_fail "no job id from srt-helper submit"; }
+  echo "$id"
+}
+
 # launch_job_dir JOBID: where the launcher writes status.json and logs/ (results_root/JOBID).
 launch_job_dir() { echo "$LAB_BASE/results/$1"; }
 

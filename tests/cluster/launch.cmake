@@ -50,6 +50,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "mutation-dp-rank|test-launch-mutation.sh|"
     "stall|test-launch-stall.sh|whole"
     "stall-point|test-launch-stall.sh|point"
+    "restart|test-launch-restart.sh|"
     "router-warmup|test-launch-router-warmup.sh|"
     "wedged-rank|test-launch-wedged-rank.sh|"
     "rdma-unready|test-launch-rdma-unready.sh|"

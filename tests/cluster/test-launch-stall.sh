@@ -46,11 +46,8 @@ case "$mode" in
 esac
 
 t0=$(lab_now)
-out=$(PATH="$LAB_BASE/bin:$PATH" SRT_STANDIN_TOKEN_MS=10 "$SRT_HELPER" submit "$recipe" --profile "$profile" \
-        --set roles.decode.env.SRT_STANDIN_HANG_AFTER_REQUESTS=$hang_after "${hang[@]}" --stall-timeout $stall \
-        -- --exclusive -o "$LAB_BASE/work/launch-%j.out" 2>&1) || { echo "$out"; lab_fail "srt-helper submit refused the job"; }
-jid=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' <<< "$out")
-[[ -n "$jid" ]] || { echo "$out"; lab_fail "no job id from srt-helper submit"; }
+jid=$(SRT_STANDIN_TOKEN_MS=10 launch_helper_submit "$recipe" \
+        --set "roles.decode.env.SRT_STANDIN_HANG_AFTER_REQUESTS=$hang_after" "${hang[@]}" --stall-timeout "$stall")
 echo "job $jid ($mode): decode wedges after $hang_after requests; --stall-timeout $stall"
 dir=$(launch_job_dir "$jid")
 log="$LAB_BASE/work/launch-$jid.out"

@@ -17,7 +17,11 @@ SRT_STANDIN_ESCAPE_SECONDS (0: off; else a detached helper that leaves the step,
 SRT_STANDIN_HANG_AFTER_REQUESTS=N (after N completion requests, every further one hangs: no
 answer, the socket held open, /health and /metrics still fine: a wedged engine) with
 SRT_STANDIN_HANG_MARKER=PATH (hang only if PATH does not exist, and create it when the hang
-starts: a transient fault that a rerun does not meet), SRT_STANDIN_WEDGED_DP_RANK=R (DP rank R
+starts: a transient fault that a rerun does not meet), SRT_STANDIN_CRASH_AFTER_REQUESTS=N (the
+request after the Nth kills EngineCore DP rank 0, and the server shuts down with exit status 1
+as it does when a rank dies: an engine that crashes mid-sweep) with SRT_STANDIN_CRASH_MARKER=PATH
+(crash only if PATH does not exist, creating it: the relaunched worker, which has the same
+environment, does not crash again), SRT_STANDIN_WEDGED_DP_RANK=R (DP rank R
 answers no completion, whether the load balancer or a "data_parallel_rank" sent it there, while
 the server's /health and every other rank stay fine: a wedged rank).
 
@@ -305,6 +309,9 @@ class Server:
         self.hang_after = env_int("SRT_STANDIN_HANG_AFTER_REQUESTS", 0)
         self.hang_marker = os.environ.get("SRT_STANDIN_HANG_MARKER", "")
         self.hanging = False
+        self.crash_after = env_int("SRT_STANDIN_CRASH_AFTER_REQUESTS", 0)
+        self.crash_marker = os.environ.get("SRT_STANDIN_CRASH_MARKER", "")
+        self.crashed = False
         wedged = os.environ.get("SRT_STANDIN_WEDGED_DP_RANK", "")
         self.wedged_rank = int(wedged) if wedged.strip().isdigit() else None
         self.wedged_logged = False
@@ -374,6 +381,24 @@ class Server:
             lines += [f"# TYPE {name} counter", f"{name}_total {float(snap[key])}"]
         return web.Response(text="\n".join(lines) + "\n",
                             content_type="text/plain", charset="utf-8")
+
+    def crash_if_due(self):
+        """SRT_STANDIN_CRASH_AFTER_REQUESTS: past N requests, EngineCore DP rank 0 dies (SIGKILL,
+        as the kernel ends a process on a fatal GPU fault); serve() then sees the dead rank and
+        shuts the server down with exit status 1, ATOM's EngineCore-died path."""
+        if not self.crash_after or self.crashed or self.requests_total <= self.crash_after:
+            return
+        if self.crash_marker:
+            try:
+                with open(self.crash_marker, "x"):
+                    pass
+            except FileExistsError:
+                return
+        self.crashed = True
+        victim = self.engine.ranks[0].process
+        log.error("stand-in: EngineCore DP rank 0 crashes after %d requests (SRT_STANDIN_CRASH_AFTER_REQUESTS)",
+                  self.crash_after)
+        os.kill(victim.pid, signal.SIGKILL)
 
     async def hang_if_wedged(self):
         """SRT_STANDIN_HANG_AFTER_REQUESTS: past N requests, never answer (the connection stays)."""
@@ -459,6 +484,7 @@ class Server:
             rank.requests.put_nowait(("req", prompt_tokens, self.requests_total))
         except Exception:  # noqa: BLE001 - KV events are advisory
             pass
+        self.crash_if_due()
         try:
             await self.hang_if_wedged()
             await self.hang_if_rank_wedged(rank)
