@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "srt/collector_rules.hpp"
+#include "srt/expected_points.hpp"
 #include "srt/result_files.hpp"
 #include "machine_impl.hpp"
 #include "stall.hpp"
@@ -201,25 +202,6 @@ std::filesystem::path Launch::results_path() const {
   return std::filesystem::path(job_.results_dir) / std::to_string(job_.plan.job_id);
 }
 
-// The points a whole-sweep benchmark must leave: the recipe's grid, else CONC_LIST as the
-// benchmark step sees it (its benchmark.env, the recipe's environment, then the job's own, which
-// sbatch exported from InferenceX's workflow). `source` says which. Empty: none named.
-std::vector<int> Launch::expected_points(std::string& source) const {
-  source = "benchmark.concurrencies";
-  if (!job_.recipe.benchmark.concurrencies.empty()) return job_.recipe.benchmark.concurrencies;
-  std::optional<std::string> text;
-  for (const EnvList* env : {&job_.recipe.environment, &job_.recipe.benchmark.env})
-    for (const auto& [k, v] : *env)
-      if (k == "CONC_LIST") text = v, source = env == &job_.recipe.environment ? "environment.CONC_LIST" : "benchmark.env.CONC_LIST";
-  if (!text)
-    if (const char* inherited = std::getenv("CONC_LIST")) text = inherited, source = "the job's CONC_LIST";
-  if (!text) return {};
-  const auto parsed = report::parse_conc_list(*text);
-  if (!parsed)
-    throw failed(Cause::recipe, source + " '" + *text + "' is not a list of positive integers: the results cannot be judged");
-  return *parsed;
-}
-
 // The validity gate (srt/validity.hpp) with InferenceX's collector rules on top
 // (srt/collector_rules.hpp), as `report --check` applies them: every expected point has exactly
 // one result, none is unexpected, each with completed requests and output tokens, at most 5 %
@@ -228,8 +210,11 @@ std::vector<int> Launch::expected_points(std::string& source) const {
 // benchmark writes them: srtctl's logs/*isl*osl*/ in the job's directory, the AMD contract's
 // fixed-seq/ under the results root.
 void Launch::check_results() {
-  std::string source;
-  const std::vector<int> expected = expected_points(source);
+  const char* inherited = std::getenv("CONC_LIST");
+  const ExpectedPoints e = srt::expected_points(job_.recipe, inherited ? std::optional<std::string>(inherited) : std::nullopt);
+  if (!e.problem.empty()) throw failed(Cause::recipe, e.problem + ": the results cannot be judged");
+  const std::vector<int>& expected = e.points;
+  const std::string& source = e.source;
   std::vector<report::TreeFile> files = collect_result_tree(job_.job_dir);
   const std::filesystem::path results = results_path();
   std::error_code ec;

@@ -104,7 +104,6 @@ class Launch {
   void run_whole_sweep(const Process& bench);
   void run_points();
   std::filesystem::path results_path() const;
-  std::vector<int> expected_points(std::string& source) const;
   void check_results();
 
   Options options_;
