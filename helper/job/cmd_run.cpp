@@ -3,12 +3,15 @@
 // concurrency point has a valid result.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
 #include "srt/cli.hpp"
 #include "run/run.hpp"
+#include "srt/expected_points.hpp"
 #include "srt/failure_class.hpp"
 #include "srt/safe_dir.hpp"
 #include "srt/report.hpp"
@@ -46,8 +49,13 @@ Attempt run_once(const RunArgs& a, const run::Resume* resume) {
   std::printf("job %llu ended: %s, exit code %s%s\n", static_cast<unsigned long long>(job.job_id),
               end.state.c_str(), end.exit_code.c_str(), end.timed_out_waiting ? " (stopped waiting)" : "");
 
-  const std::vector<int> expected = resume ? resume->points : job.recipe.benchmark.concurrencies;
+  // The points InferenceX's collector expects: the recipe's grid, else CONC_LIST (this shell's,
+  // which sbatch exported to the job); a resumed job's are the ones it ran.
+  const char* conc_list = std::getenv("CONC_LIST");
+  const ExpectedPoints named = srt::expected_points(job.recipe, conc_list ? std::optional<std::string>(conc_list) : std::nullopt);
+  const std::vector<int> expected = resume ? resume->points : named.points;
   run::Collected c = run::collect(job, a.results, expected);
+  if (!resume && !named.problem.empty()) c.all_valid = false, c.problems.insert(c.problems.begin(), named.problem);
   for (const auto& left_out : c.not_copied) std::printf("note: not copied: %s\n", left_out.c_str());
   if (!c.launcher_state.empty() && c.launcher_state != "completed")
     std::printf("reason: %s: %s\n", c.launcher_state.c_str(), c.launcher_reason.c_str());
@@ -60,6 +68,7 @@ Attempt run_once(const RunArgs& a, const run::Resume* resume) {
                 p.problem.empty() ? ("ok: " + std::to_string(p.completed) + " completed, " +
                                      std::to_string(p.output_tokens) + " output tokens").c_str()
                                   : ("FAILED: " + p.problem).c_str());
+  for (const auto& problem : c.problems) std::printf("results: %s\n", problem.c_str());
   bool merged_valid = false;
   if (resume) {
     const std::vector<int> left = run::merge_resume(*resume, c, job.job_id);

@@ -1,8 +1,11 @@
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
 
+#include "srt/collector_rules.hpp"
+#include "srt/result_files.hpp"
 #include "srt/safe_dir.hpp"
 #include "run.hpp"
 #include "srt/error.hpp"
@@ -59,15 +62,17 @@ Collected collect(const Submitted& job, const std::string& results_dir, const st
     dir = std::move(copy);
   }
 
-  std::map<int, std::string> found;
+  std::map<int, std::string> found;  // the AMD contract's fixed-seq/ files: InferenceX's renamed copies come from them
+  std::vector<report::TreeFile> tree;
   if (dir) {
     read_launcher_status(*dir, c);
     found = find_result_files(dir->path());
+    tree = collect_result_tree(dir->path());
   }
-  // The one validity gate (srt/validity.hpp), as launch and report judge it.
-  std::map<int, PointResult> judged;
-  for (const auto& [n, file] : found) judged[n] = judge_point(n, file);
-  const SweepVerdict verdict = judge_sweep(expected, judged);
+  // The one validity gate (srt/validity.hpp) with InferenceX's collector rules on top
+  // (srt/collector_rules.hpp), over srtctl's logs/*isl*osl*/ and the AMD contract's fixed-seq/, as
+  // the launcher and `report --check` judge a tree.
+  const report::CollectorVerdict verdict = report::judge_collector_tree(tree, expected);
 
   // InferenceX's renamed copies, from the Plan recorded with the results when there is one.
   report::GpuCount gpus;
@@ -95,14 +100,18 @@ Collected collect(const Submitted& job, const std::string& results_dir, const st
   };
   const bool disagg = job.recipe.resources.disaggregated();
   c.all_valid = verdict.valid;
+  if (!verdict.valid) c.problems = verdict.problems();
   for (const PointResult& r : verdict.points) {
     const int n = r.concurrency;
     auto it = found.find(n);
-    if (it != found.end() && fixed)
+    if (it != found.end() && fixed && std::filesystem::path(r.file).filename() == fs::path(it->second).filename())
       copy_into_results(*fixed, fs::path(it->second).filename().string(),
                         inferencex_name(result_base(job.recipe), job.job_id, n, gpus, disagg));
     c.points.push_back(r);
   }
+  for (int n : verdict.missing) c.points.push_back(missing_point(n));
+  std::stable_sort(c.points.begin(), c.points.end(),
+                   [](const PointResult& a, const PointResult& b) { return a.concurrency < b.concurrency; });
   if (dir && dir->kind_of("runtime-logs.tar.gz") == "regular")
     copy_into_results(*dir, "runtime-logs.tar.gz", "multinode_server_logs.tar.gz");
   return c;

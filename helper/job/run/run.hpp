@@ -52,8 +52,9 @@ JobEnd wait_for_job(std::uint64_t job_id, const std::string& follow_file, double
 
 struct Collected {
   std::string dir;                      // where the run's results are now
-  std::vector<PointResult> points;      // one per expected (or found) concurrency
+  std::vector<PointResult> points;      // one per result file found, and one per expected point missing
   bool all_valid = false;
+  std::vector<std::string> problems;    // the collector's, one line each, when not all_valid
   // The launcher's own verdict (status.json): why the job ended, naming the step that died.
   std::string launcher_state, launcher_reason;
   std::string failure_class;                // status.json's (launch/failure.hpp), "" when it has none
@@ -63,7 +64,7 @@ struct Collected {
 
 // Copies <results_root>/<job>/ into `results_dir`/<job>/ (directories and regular files; no link
 // is followed), adds InferenceX's renamed copies and multinode_server_logs.tar.gz, and judges
-// every point. `expected` empty = whatever was found. Throws srt::Error when <results_root>/<job>
+// every point by InferenceX's collector rules. `expected` empty = whatever was found. Throws srt::Error when <results_root>/<job>
 // is not this user's (srt/safe_dir.hpp): someone else made it, or others can write it.
 Collected collect(const Submitted& job, const std::string& results_dir, const std::vector<int>& expected);
 
