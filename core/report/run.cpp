@@ -200,6 +200,41 @@ std::string job_id_of(const RunFiles& files, const fs::path& run_dir) {
   return p.filename().string();
 }
 
+// A value of worker_restarts.json for a person: a short printable string as it is, anything else
+// as a bounded JSON excerpt (the file is what the job's user, or a container's root, wrote).
+std::string record_text(const Json& v) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s.size() <= 80 && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= 0x20 && ch < 0x7f; })) return s;
+  }
+  return json_excerpt(v);
+}
+
+// <run>/logs/worker_restarts.json (launch's supervisor, in srtctl v2.18's layout) as one line:
+// each event's worker, exit, time, outcome and what ran again; "" when there is none. A record
+// that cannot be read says so on the line instead of failing the report.
+std::string restarts_line(const RunFiles& files, const fs::path& run_dir) {
+  const fs::path path = run_dir / "logs" / "worker_restarts.json";
+  if (!files.is_regular_file(path)) return {};
+  Json j;
+  try {
+    j = detail::read_json_file(files, path.string());
+  } catch (const Error& e) {
+    return std::string("unreadable: ") + e.what();
+  }
+  const Json* events = j.is_object() && j.contains("events") ? &j["events"] : nullptr;
+  if (!events || !events->is_array()) return "unreadable: " + path.string() + " has no events list";
+  std::string out;
+  for (const Json& e : *events) {
+    if (!e.is_object()) continue;
+    const auto field = [&e](const char* key) { return e.contains(key) && !e[key].is_null() ? record_text(e[key]) : std::string(); };
+    std::string one = field("worker") + " exit " + field("exit_code") + " at " + field("exited_at") + ": " + field("outcome");
+    if (const std::string rerun = field("rerun"); !rerun.empty()) one += ", " + rerun + " run again";
+    out += (out.empty() ? "" : "; ") + one;
+  }
+  return out;
+}
+
 // True when fingerprints.json has worker entries and every one says gpu.count 0. Anything else
 // (no file, another shape, a GPU somewhere) is false: the caveat is only printed when the run's
 // own record shows there was nothing to measure.
@@ -244,6 +279,7 @@ std::vector<Run> load_runs(const RunFiles& files, const fs::path& dir, const Loa
   const GpuCount gpus = gpu_count(files, where.run_dir, by_name, options);
   const std::string job_id = job_id_of(files, where.run_dir);
   const bool without_gpus = fingerprints_without_gpus(files, where.run_dir);
+  const std::string restarts = restarts_line(files, where.run_dir);
 
   std::vector<Run> runs;
   for (const auto& [name, set] : by_name) {
@@ -255,6 +291,7 @@ std::vector<Run> load_runs(const RunFiles& files, const fs::path& dir, const Loa
     run.state = status.state;
     run.gpus = gpus;
     run.without_gpus = without_gpus;
+    run.worker_restarts = restarts;
     run.expected_source = status.concurrencies.empty() ? "result files" : "status.json";
     std::set<int> expected(status.concurrencies.begin(), status.concurrencies.end());
     for (const auto& f : found_files) expected.insert(f.concurrency);

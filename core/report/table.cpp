@@ -86,6 +86,7 @@ std::string render_table(const Run& run) {
   if (!run.model.empty()) appendf(out, "model: %s\n", run.model.c_str());
   appendf(out, "GPUs: %s\n", gpu_line(run.gpus).c_str());
   if (run.without_gpus) out += std::string(kStandInCaveat) + "\n";
+  if (!run.worker_restarts.empty()) appendf(out, "worker restarts: %s\n", run.worker_restarts.c_str());
   std::string expected;
   for (const auto& p : run.points) expected += (expected.empty() ? "" : " ") + std::to_string(p.concurrency);
   appendf(out, "concurrencies: %s (expected from %s)\n", expected.c_str(), run.expected_source.c_str());
@@ -138,6 +139,7 @@ Json runs_to_json(const std::vector<Run>& runs) {
                  {"source", r.gpus.known() ? r.gpus.source : "unknown"}};
     j["expected_from"] = r.expected_source;
     j["stand_in_model"] = r.without_gpus;  // no GPU on the workers' nodes: not a measurement
+    if (!r.worker_restarts.empty()) j["worker_restarts"] = r.worker_restarts;
     j["points"] = Json::array();
     for (const auto& p : r.points) {
       Json q;

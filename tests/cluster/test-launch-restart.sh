@@ -52,6 +52,8 @@ PY
 sacct -n -j "$jid" -o JobName%20 | grep -qw decode_0_r1 || lab_fail "sacct does not list step decode_0_r1: $(sacct -n -j "$jid" -o JobName%20,State)"
 report=$("$SRT_HELPER" report "$dir" 2>&1) || { echo "$report"; lab_fail "report failed"; }
 grep -q "6 point(s): 6 ok, 0 failed, 0 missing" <<< "$report" || { echo "$report"; lab_fail "report does not read one valid sweep"; }
+grep -Eq "^worker restarts: decode_0 exit 1 at [0-9T:Z-]+: ready, c8 run again$" <<< "$report" ||
+  { echo "$report"; lab_fail "report does not say the decode was relaunched"; }
 launch_assert_clean "$jid" 10
 echo "relaunch: ${relaunch#*decode_0: }"
 echo "PASS: the crashed decode came back in place, c8 ran again, the sweep completed in $(lab_elapsed "$t0") s"

@@ -89,6 +89,9 @@ struct Run {
   // stand-ins, whose numbers are a timing model's, not a measurement. The table and the
   // picture say so.
   bool without_gpus = false;
+  // <run>/logs/worker_restarts.json as one line ("decode_0 exit 1 at ...: ready, c8 run again"),
+  // "" when no worker was relaunched.
+  std::string worker_restarts;
 
   std::string label() const;    // "<name> (job <id>)", the picture's legend
   int count(PointState s) const;

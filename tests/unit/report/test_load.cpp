@@ -222,6 +222,28 @@ TEST_CASE("status.json: the launcher's per-point verdicts name why a point is mi
   CHECK_THAT(error_of(run), Catch::Contains("benchmark_points"));
 }
 
+TEST_CASE("logs/worker_restarts.json: the relaunches on one line, a bad record said, never fatal") {
+  TempDir tmp;
+  const fs::path run = tmp.copy_run("4101");
+  CHECK(srt::report::load_runs(run).at(0).worker_restarts.empty());  // no record: no line
+  fs::create_directories(run / "logs");
+  write_file(run / "logs" / "worker_restarts.json", R"({"total_restarts": 1, "endpoints": {}, "events": [
+    {"worker": "decode_0", "mode": "decode", "index": 0, "attempt": 1, "exit_code": 1,
+     "exited_at": "2026-12-05T10:00:00Z", "outcome": "ready", "rerun": "c8"},
+    {"worker": "decode_0_r1", "exit_code": 1, "exited_at": "2026-12-05T10:05:00Z", "outcome": "exhausted", "rerun": null}]})");
+  const auto r = srt::report::load_runs(run).at(0);
+  CHECK(r.worker_restarts ==
+        "decode_0 exit 1 at 2026-12-05T10:00:00Z: ready, c8 run again; decode_0_r1 exit 1 at 2026-12-05T10:05:00Z: exhausted");
+  CHECK_THAT(srt::report::render_table(r), Catch::Contains("worker restarts: decode_0 exit 1 at"));
+  // What a container's root could write: a terminal escape in a name is shown escaped.
+  write_file(run / "logs" / "worker_restarts.json", "{\"events\": [{\"worker\": \"x\\u001b[2J\", \"exit_code\": 1}]}");
+  CHECK_THAT(srt::report::load_runs(run).at(0).worker_restarts, Catch::StartsWith("\"x\\u001b[2J\" exit 1"));
+  write_file(run / "logs" / "worker_restarts.json", "{\"events\": 3}");
+  CHECK_THAT(srt::report::load_runs(run).at(0).worker_restarts, Catch::Contains("has no events list"));
+  write_file(run / "logs" / "worker_restarts.json", "{not json");
+  CHECK_THAT(srt::report::load_runs(run).at(0).worker_restarts, Catch::StartsWith("unreadable: "));
+}
+
 TEST_CASE("zero output tokens with completed requests is a failed point") {
   auto doc = result_of("4101", kName1p1d, 4);
   doc["total_output_tokens"] = 0;
