@@ -110,5 +110,9 @@ Process router_process(const FrontendSite& s, const char* adapter, const std::st
 // ...and, after the adapter's own arguments, the tail they all share: frontend.args, the
 // recipe's and the frontend's environment, and readiness when /workers lists every worker.
 void finish_router(Process& router, const FrontendSite& s);
+// A static router's workers: true for prefill and decode (--pd-disaggregation), false for
+// aggregated ones (--worker-urls). Refuses a mix, and prefill without decode or the other way
+// round; `router` names it in the message ("sglang-router").
+bool static_router_disaggregated(const std::vector<const Process*>& workers, const std::string& router);
 
 }  // namespace srt::plan_detail

@@ -16,21 +16,10 @@ Process atomesh_router(const FrontendSite& s) {
   const std::vector<const Process*>& workers = s.workers;
   Process router = router_process(s, "atomesh", "atomesh");
 
-  int prefill = 0, decode = 0, agg = 0;
-  for (const Process* w : workers) {
-    if (w->role == Role::prefill) ++prefill;
-    else if (w->role == Role::decode) ++decode;
-    else ++agg;
-  }
-  if (agg > 0 && (prefill > 0 || decode > 0))
-    fail("the static router cannot mix aggregated and disaggregated workers");
-
+  const bool disaggregated = static_router_disaggregated(workers, "the static router");
   router.argv = p.router_command;
   router.argv.push_back("launch");
-  if (agg == 0) {
-    if (prefill == 0 || decode == 0)
-      fail("a disaggregated router needs both prefill and decode workers",
-           "set resources.prefill_workers and resources.decode_workers");
+  if (disaggregated) {
     router.argv.push_back("--pd-disaggregation");
     // ATOM publishes its transfer topology at /kv_transfer_info, so no bootstrap port follows.
     for (const Process* w : workers)

@@ -4,6 +4,7 @@
 
 #include "adapters.hpp"
 #include "flags.hpp"
+#include "srt/error.hpp"
 
 namespace srt::plan_detail {
 
@@ -31,6 +32,21 @@ void finish_router(Process& router, const FrontendSite& s) {
   // srtctl's router health checks (check_sglang_router_health and the vLLM Router's): /workers
   // lists every worker, each DP rank where the router expands them.
   router.readiness = {"workers", s.public_port, "/workers"};
+}
+
+bool static_router_disaggregated(const std::vector<const Process*>& workers, const std::string& router) {
+  int prefill = 0, decode = 0, agg = 0;
+  for (const Process* w : workers) {
+    if (w->role == Role::prefill) ++prefill;
+    else if (w->role == Role::decode) ++decode;
+    else ++agg;
+  }
+  if (agg > 0 && (prefill > 0 || decode > 0)) fail(router + " cannot mix aggregated and disaggregated workers");
+  if (agg > 0) return false;
+  if (prefill == 0 || decode == 0)
+    fail("a disaggregated router needs both prefill and decode workers",
+         "set resources.prefill_workers and resources.decode_workers");
+  return true;
 }
 
 }  // namespace srt::plan_detail

@@ -16,20 +16,9 @@ namespace {
 Process sglang_router(const FrontendSite& s) {
   Process router = router_process(s, "sglang-router", "router");
 
-  int prefill = 0, decode = 0, agg = 0;
-  for (const Process* w : s.workers) {
-    if (w->role == Role::prefill) ++prefill;
-    else if (w->role == Role::decode) ++decode;
-    else ++agg;
-  }
-  if (agg > 0 && (prefill > 0 || decode > 0))
-    fail("sglang-router cannot mix aggregated and disaggregated workers");
-
+  const bool disaggregated = static_router_disaggregated(s.workers, "sglang-router");
   router.argv = s.profile.sglang_router_command;
-  if (agg == 0) {
-    if (prefill == 0 || decode == 0)
-      fail("a disaggregated router needs both prefill and decode workers",
-           "set resources.prefill_workers and resources.decode_workers");
+  if (disaggregated) {
     router.argv.push_back("--pd-disaggregation");
     // Each prefill URL is followed by its bootstrap port: the router hands it to decode, which
     // fetches the KV from there (a missing one makes decode use its own default, 8998).
