@@ -43,9 +43,10 @@ configure_and_build() {  # DIR [--target T]... extra-cmake-args...   (no --targe
 
 # The GCC builds (the main one and the matrix's) are unity builds: CMake compiles each target's
 # sources sixteen to a file, so the heavy headers every file includes (nlohmann-json, yaml-cpp,
-# CLI11, Catch2, spdlog) are parsed once per sixteen files, not once per file. The same tree
-# compiled in about a third of the time (docs/testing.md). The clang ASan+UBSan build compiles
-# file by file, so a file that leans on a header only a neighbour includes still fails there.
+# CLI11, Catch2, spdlog) are parsed once per sixteen files, not once per file (docs/testing.md).
+# srt_core, srt_sys and srt_slurmapi are not (their CMakeLists.txt say why: slurmstepd's library
+# takes objects from them one by one). The clang ASan+UBSan build compiles file by file, so a
+# file that leans on a header only a neighbour includes still fails there.
 unity_flags=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16)
 
 # The main build is configured as the packages are (the spec's cmake arguments, and Debian's

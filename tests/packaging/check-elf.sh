@@ -63,6 +63,13 @@ while IFS= read -r -d '' file; do
     fi
     [[ -z "$needed" ]] || fail "$rel needs shared libraries ($needed): it must be fully static"
   fi
+  if [[ "$name" == srt_spank_node.so ]]; then
+    # Not in NEEDED is not enough: an object of srt_core that uses yaml-cpp, pulled in beside one
+    # slurmstepd needs (a unity build's chunk did), leaves YAML's symbols undefined, and dlopen
+    # in slurmstepd fails on the first one. Nothing of yaml-cpp may be asked for at all.
+    yaml=$(nm -D --undefined-only "$file" | awk '{ print $NF }' | grep -E '^_ZN(K)?4YAML' || true)
+    [[ -z "$yaml" ]] || fail "$rel leaves yaml-cpp symbols undefined (slurmstepd would not load it): $(echo "$yaml" | head -3 | tr '\n' ' ')"
+  fi
   if [[ "$name" == spank_srt.so ]]; then
     exports=$(nm -D --defined-only "$file" | awk '{ print $NF }' | grep -vE '^(plugin_name|plugin_type|plugin_version|spank_plugin_version|slurm_spank_[a-z_]+)$' || true)
     [[ -z "$exports" ]] || fail "$rel exports more than the SPANK entry points: $(echo "$exports" | tr '\n' ' ')"
