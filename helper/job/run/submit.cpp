@@ -19,12 +19,13 @@ namespace {
 // plant <recipe>.srt-effective.yaml as a symlink, or swap the file before sbatch reads it (issue
 // 23, finding 2). It lives in a private directory (mkdtemp, 0700) that goes once sbatch has
 // returned: the plugin snapshots the recipe at submit and nothing reads the path afterwards.
-// JSON is YAML, and PyYAML reads it the same way.
+// JSON is YAML, and PyYAML reads it the same way. A schema-2 recipe is written as schema 2: its v1
+// rendering (`source`) has no place for the keys only schema 2 knows, and would drop them.
 std::string write_effective_recipe(const helper::TempDir& tmp, const Recipe& recipe, const std::string& original,
                                    const std::string& given) {
   const std::string name = original.substr(original.rfind('/') + 1);
-  tmp.dir().write_file(name, "# " + given + " with srt-helper's --set/--unset applied\n" + recipe.source.root.dump(2) + "\n",
-                       0600);
+  const Json& root = recipe.written.is_null() ? recipe.source.root : recipe.written;
+  tmp.dir().write_file(name, "# " + given + " with srt-helper's --set/--unset applied\n" + root.dump(2) + "\n", 0600);
   return tmp.dir().path_of(name);
 }
 

@@ -18,7 +18,8 @@
 #   submit: `srt-helper submit --set` with the recipe in a shared directory where the attacker
 #           planted <recipe>.srt-effective.yaml -> a file in the victim's home: the effective
 #           recipe sbatch reads is in a private (0700) directory of the victim, elsewhere, and
-#           is gone once sbatch returns; the home is unchanged.
+#           is gone once sbatch returns; the home is unchanged. It is the schema-2 recipe as
+#           written with the overrides (roles.decode.restart kept), not its v1 rendering.
 # After every attack the sha256 of every file in the victim's home, and the list of its files
 # with their modes and owners, are what they were before.
 #   resume: `srt-helper run --resume` refuses a tree the attacker made, one others can write, a
@@ -234,7 +235,8 @@ case_submit() {
   as_attacker ln -s "$home/notes.txt" "$shared/lab.yaml.srt-effective.yaml"
   out="$work/submit.out"
   rc=0
-  as_victim "$helper" submit "$shared/lab.yaml" --profile "$profile" --set slurm.time_limit=01:00:00 > "$out" 2>&1 || rc=$?
+  as_victim "$helper" submit "$shared/lab.yaml" --profile "$profile" --set slurm.time_limit=01:00:00 \
+    --set roles.decode.restart=on-failure > "$out" 2>&1 || rc=$?
   cat "$out"
   check_home "submit --set beside a planted effective recipe"
   (( rc == 0 )) || fail "submit --set failed ($rc)"
@@ -245,6 +247,8 @@ case_submit() {
   [[ "$(cat "$work/rec/recipe.dir")" == "700 $victim directory" ]] || fail "the effective recipe's directory is not the victim's alone"
   [[ "$(cat "$work/rec/recipe.file")" == *" $victim regular file" ]] || fail "the effective recipe is not a regular file of the victim's"
   grep -q "01:00:00" "$work/rec/recipe.yaml" || fail "the effective recipe lacks the --set override"
+  # Written as the schema-2 recipe it is: v1's layout has no place for roles.<role>.restart.
+  grep -q '"restart": "on-failure"' "$work/rec/recipe.yaml" || fail "the effective recipe lost roles.decode.restart"
   [[ ! -e "$path" && ! -e "$(dirname "$path")" ]] || fail "the effective recipe is still there after sbatch returned ($path)"
   echo "PASS: submit --set writes the effective recipe in a private directory and removes it"
 }
