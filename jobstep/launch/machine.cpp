@@ -91,12 +91,12 @@ void Launch::check_signal() {
   }
 }
 
-void Launch::throw_if_node_failure() {
+void Launch::throw_if_node_failure(double settle_seconds) {
   std::vector<std::string> nodes;
   for (const auto& n : job_.plan.nodes) nodes.push_back(n.name);
   std::string asked;
   std::vector<std::string> failed_nodes;
-  if (const auto why = node_failure(job_.plan.job_id, nodes, steps_, &asked, &failed_nodes)) {
+  if (const auto why = node_failure(job_.plan.job_id, nodes, steps_, &asked, &failed_nodes, settle_seconds)) {
     console_.line(*why + " during " + state_);
     throw failed(Cause::node_failure, *why + " during " + state_, failed_nodes);
   }

@@ -63,7 +63,7 @@ class Launch {
   void describe_plan();
   RunningStep& start(const Process& p);
   void check_signal();
-  void throw_if_node_failure();
+  void throw_if_node_failure(double settle_seconds = 2);
   void check();
   void teardown();
   void remove_containers(double seconds);

@@ -91,8 +91,10 @@ bool Launch::supervise(const RunningStep& ended, const std::string& what) {
                      exit_history(restart_events_, e.mode, e.index),
                  {p.node}, p.role);
   }
-  // The node first: a relaunch on a node Slurm declared failed cannot come back.
-  throw_if_node_failure();
+  // The node first: a relaunch on a node Slurm declared failed cannot come back. Asked once,
+  // without the settling wait a job's end gets: the backoff is the worker's, and a node failure
+  // Slurm marks later ends the job then (its TERM, or the relaunched step failing to start).
+  throw_if_node_failure(0);
   ep->restarts = d.attempt;
   e.attempt = d.attempt;
   e.backoff_seconds = d.delay_seconds;
@@ -127,7 +129,9 @@ void Launch::relaunch(const PendingRelaunch& pending) {
       stop_step(s, job_.plan.job_id, options_.grace_seconds, console_);
   console_.line(label + ": relaunch " + std::to_string(attempt) + " in " + seconds_text(backoff) + " s (restart: " +
                 to_string(job_.recipe.restart.at(to_string(role)).when) + ")");
-  sys::poll_until(backoff, kPoll, [&] {
+  // The backoff counts from the step's end, not from now: what check() and the node's question
+  // took is part of it.
+  sys::poll_until(std::max(0.0, backoff - (console_.seconds() - exited)), kPoll, [&] {
     check_signal();
     return false;
   });

@@ -9,15 +9,14 @@
 namespace srt::launch {
 
 namespace {
-constexpr double kSettleSeconds = 2;  // slurmctld may not have marked the job yet when a step ends
 constexpr auto kPoll = std::chrono::milliseconds(200);
 
 // The job's state once Slurm has decided: NODE_FAIL, another end (a cancel), or, still RUNNING
-// or COMPLETING after kSettleSeconds, no decision (a worker that crashed by itself). A refused
+// or COMPLETING after `settle` seconds, no decision (a worker that crashed by itself). A refused
 // query is asked again within the same time (slurmctld is busy ending the job).
-std::optional<slurmapi::JobState> settled_job_state(std::uint64_t job_id, std::string& error) {
+std::optional<slurmapi::JobState> settled_job_state(std::uint64_t job_id, double settle, std::string& error) {
   std::optional<slurmapi::JobState> s;
-  sys::poll_until(kSettleSeconds, kPoll, [&] {
+  sys::poll_until(settle, kPoll, [&] {
     s = slurmapi::job_state(job_id, error);
     return s && (s->node_failure || (s->state != "RUNNING" && !s->completing));
   });
@@ -35,9 +34,9 @@ std::string steps_on(const std::vector<RunningStep>& steps, const std::string& n
 
 std::optional<std::string> node_failure(std::uint64_t job_id, const std::vector<std::string>& job_nodes,
                                         const std::vector<RunningStep>& steps, std::string* asked,
-                                        std::vector<std::string>* failed_nodes) {
+                                        std::vector<std::string>* failed_nodes, double settle_seconds) {
   std::string error;
-  const auto job = settled_job_state(job_id, error);
+  const auto job = settled_job_state(job_id, settle_seconds, error);
   if (!job || !job->node_failure) {
     if (asked)
       *asked = !job ? "slurmctld did not answer (" + error + ")"
