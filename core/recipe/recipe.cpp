@@ -53,7 +53,6 @@ Recipe recipe_from_document(Document doc, int default_gpus_per_node, bool curren
   schema::Issues issues;
   if (recipe_detail::detect_layout(doc, issues, current_schema) == 2) {
     schema::check(doc, schema::recipe_schema_v2(), issues, r.unsupported_keys);
-    r.written = doc.root;
     r.source = recipe_detail::normalize_v2(std::move(doc), current_schema, issues, r.unsupported_keys, r.restart);
   } else {
     r.source = std::move(doc);

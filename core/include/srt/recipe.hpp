@@ -100,10 +100,6 @@ struct HealthCheck {
 
 struct Recipe {
   Document source;                     // what it was read from: marks for later errors
-  // A schema-2 recipe as written (variants expanded, --set/--unset applied), before it was
-  // normalized into `source`'s v1 layout, which has no place for the keys only schema 2 knows
-  // (roles.<role>.restart): what an effective recipe is written from. Null for a v1 recipe.
-  Json written;
   std::string name;
   ModelSpec model;
   Identity identity;

@@ -19,12 +19,12 @@ namespace {
 // plant <recipe>.srt-effective.yaml as a symlink, or swap the file before sbatch reads it (issue
 // 23, finding 2). It lives in a private directory (mkdtemp, 0700) that goes once sbatch has
 // returned: the plugin snapshots the recipe at submit and nothing reads the path afterwards.
-// JSON is YAML, and PyYAML reads it the same way. A schema-2 recipe is written as schema 2: its v1
-// rendering (`source`) has no place for the keys only schema 2 knows, and would drop them.
-std::string write_effective_recipe(const helper::TempDir& tmp, const Recipe& recipe, const std::string& original,
+// JSON is YAML, and PyYAML reads it the same way. `root` is the document as written (variant
+// expanded, overrides applied), before a schema-2 recipe is normalized: Recipe::source, its v1
+// rendering, has no place for the keys only schema 2 knows (roles.<role>.restart) and would drop them.
+std::string write_effective_recipe(const helper::TempDir& tmp, const Json& root, const std::string& original,
                                    const std::string& given) {
   const std::string name = original.substr(original.rfind('/') + 1);
-  const Json& root = recipe.written.is_null() ? recipe.source.root : recipe.written;
   tmp.dir().write_file(name, "# " + given + " with srt-helper's --set/--unset applied\n" + root.dump(2) + "\n", 0600);
   return tmp.dir().path_of(name);
 }
@@ -48,15 +48,18 @@ Submitted submit(const SubmitRequest& req) {
     throw CLI::ValidationError("recipe", "give one recipe, as RECIPE or -f RECIPE");
   const std::string given = req.recipe.empty() ? req.dash_f : req.recipe;
   // A variants file needs its selector: one job per submit, as `srtctl apply -f FILE:SELECTOR`.
-  helper::OneRecipe one = helper::load_one_recipe(given, ro, "a job");
-  s.recipe = std::move(one.recipe);
+  RecipeRef ref;
+  RecipeSource source = helper::open_one_recipe(given, ro, "a job", &ref);
+  const bool overridden = !req.set.empty() || !req.unset.empty();
+  const Json written = overridden ? source.doc.root : Json();  // copied only when it is written out
+  s.recipe = load_recipe_source(std::move(source), ro);
   std::optional<helper::TempDir> tmp;
-  if (req.set.empty() && req.unset.empty()) {
+  if (!overridden) {
     s.recipe_file = given;  // FILE:SELECTOR as given: the plugin expands the same variant
   } else {
     // The expanded variant with the overrides applied: a plain recipe, no selector needed.
     tmp.emplace("srt-effective.");
-    s.recipe_file = write_effective_recipe(*tmp, s.recipe, one.ref.path, given);
+    s.recipe_file = write_effective_recipe(*tmp, written, ref.path, given);
   }
 
   SubmitOptions o;
