@@ -210,8 +210,7 @@ std::filesystem::path Launch::results_path() const {
 // benchmark writes them: srtctl's logs/*isl*osl*/ in the job's directory, the AMD contract's
 // fixed-seq/ under the results root.
 void Launch::check_results() {
-  const char* inherited = std::getenv("CONC_LIST");
-  const ExpectedPoints e = srt::expected_points(job_.recipe, inherited ? std::optional<std::string>(inherited) : std::nullopt);
+  const ExpectedPoints e = srt::expected_points(job_.recipe, std::getenv("CONC_LIST"));
   if (!e.problem.empty()) throw failed(Cause::recipe, e.problem + ": the results cannot be judged");
   const std::vector<int>& expected = e.points;
   const std::string& source = e.source;

@@ -3,7 +3,6 @@
 // benchmark.env, then the recipe's environment, then the job's own (sbatch exports the submitting
 // shell's, which InferenceX's workflow sets). The launcher's gate and `run` both ask this.
 #pragma once
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +17,7 @@ struct ExpectedPoints {
   std::string problem;      // "" or why the list cannot be read ("'4 x' is not a list of positive integers")
 };
 
-// `inherited`: CONC_LIST in the job's environment (nullopt: unset).
-ExpectedPoints expected_points(const Recipe& recipe, const std::optional<std::string>& inherited);
+// `inherited`: CONC_LIST in the job's environment, as getenv gives it (nullptr: unset).
+ExpectedPoints expected_points(const Recipe& recipe, const char* inherited);
 
 }  // namespace srt

@@ -115,20 +115,20 @@ TEST_CASE("a forged benchmark_outcome fails the point") {
 
 TEST_CASE("the expected points: the grid, else CONC_LIST as the benchmark step sees it") {
   srt::Recipe r;
-  CHECK(srt::expected_points(r, std::nullopt).points.empty());  // nothing names them
-  CHECK(srt::expected_points(r, std::string("4 8")).points == std::vector<int>{4, 8});
-  CHECK(srt::expected_points(r, std::string("4 8")).source == "the job's CONC_LIST");
+  CHECK(srt::expected_points(r, nullptr).points.empty());  // nothing names them
+  CHECK(srt::expected_points(r, "4 8").points == std::vector<int>{4, 8});
+  CHECK(srt::expected_points(r, "4 8").source == "the job's CONC_LIST");
   r.environment = {{"CONC_LIST", "16,32"}};
-  CHECK(srt::expected_points(r, std::string("4 8")).points == std::vector<int>{16, 32});
-  CHECK(srt::expected_points(r, std::nullopt).source == "environment.CONC_LIST");
+  CHECK(srt::expected_points(r, "4 8").points == std::vector<int>{16, 32});
+  CHECK(srt::expected_points(r, nullptr).source == "environment.CONC_LIST");
   r.benchmark.env = {{"CONC_LIST", "64"}};  // the step's own environment is set last
-  CHECK(srt::expected_points(r, std::string("4 8")).points == std::vector<int>{64});
-  CHECK(srt::expected_points(r, std::nullopt).source == "benchmark.env.CONC_LIST");
+  CHECK(srt::expected_points(r, "4 8").points == std::vector<int>{64});
+  CHECK(srt::expected_points(r, nullptr).source == "benchmark.env.CONC_LIST");
   r.benchmark.env = {{"CONC_LIST", "64 x"}};
-  const srt::ExpectedPoints bad = srt::expected_points(r, std::nullopt);
+  const srt::ExpectedPoints bad = srt::expected_points(r, nullptr);
   CHECK(bad.points.empty());
   CHECK(bad.problem == "benchmark.env.CONC_LIST '64 x' is not a list of positive integers");
   r.benchmark.concurrencies = {1, 2};  // a grid wins over every CONC_LIST
-  CHECK(srt::expected_points(r, std::string("4 8")).points == std::vector<int>{1, 2});
-  CHECK(srt::expected_points(r, std::nullopt).source == "benchmark.concurrencies");
+  CHECK(srt::expected_points(r, "4 8").points == std::vector<int>{1, 2});
+  CHECK(srt::expected_points(r, nullptr).source == "benchmark.concurrencies");
 }
