@@ -104,7 +104,7 @@ Collected collect(const Submitted& job, const std::string& results_dir, const st
   for (const PointResult& r : verdict.points) {
     const int n = r.concurrency;
     auto it = found.find(n);
-    if (it != found.end() && fixed && std::filesystem::path(r.file).filename() == fs::path(it->second).filename())
+    if (it != found.end() && fixed && fs::path(r.file).filename() == fs::path(it->second).filename())
       copy_into_results(*fixed, fs::path(it->second).filename().string(),
                         inferencex_name(result_base(job.recipe), job.job_id, n, gpus, disagg));
     c.points.push_back(r);
