@@ -44,6 +44,15 @@ class DiskRunFiles final : public RunFiles {
     std::sort(names.begin(), names.end());  // the directory's order is the file system's
     return names;
   }
+  std::vector<std::string> directories(const fs::path& dir) const override {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (std::error_code type_ec; it->symlink_status(type_ec).type() == fs::file_type::directory)
+        names.push_back(it->path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
   std::string read(const fs::path& file, std::size_t max_bytes) const override {
     return read_text_file(file.string(), max_bytes);
   }

@@ -82,12 +82,6 @@ void add_result_file(const fs::path& file, const fs::path& root, std::vector<rep
   if (read_regular(file.string(), text, why)) out.push_back({fs::relative(file, root, ec).string(), std::move(text)});
 }
 
-// srtctl's sa-bench output directory: "sa-bench_isl_1024_osl_1024", "isl1024_osl1024", ...
-bool is_isl_osl_name(const std::string& name) {
-  const auto isl = name.find("isl");
-  return isl != std::string::npos && name.find("osl", isl) != std::string::npos;
-}
-
 }  // namespace
 
 std::vector<report::TreeFile> collect_result_tree(const fs::path& root) {
@@ -96,7 +90,7 @@ std::vector<report::TreeFile> collect_result_tree(const fs::path& root) {
   for (const fs::path& logs : {root / "logs", root}) {
     if (!is_real_directory(logs)) continue;
     for (fs::directory_iterator it(logs, ec), end; !ec && it != end; it.increment(ec)) {
-      if (!is_isl_osl_name(it->path().filename().string()) || !is_real_directory(it->path())) continue;
+      if (!report::is_isl_osl_dir_name(it->path().filename().string()) || !is_real_directory(it->path())) continue;
       // recursive_directory_iterator does not follow directory links unless asked to.
       for (fs::recursive_directory_iterator f(it->path(), ec), fend; !ec && f != fend; f.increment(ec))
         if (f->path().extension() == ".json") add_result_file(f->path(), root, files);

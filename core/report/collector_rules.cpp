@@ -44,6 +44,11 @@ std::optional<SaBenchName> parse_sa_bench_name(const std::string& file_name) {
   return n;
 }
 
+bool is_isl_osl_dir_name(const std::string& name) {
+  const auto isl = name.find("isl");
+  return isl != std::string::npos && name.find("osl", isl) != std::string::npos;
+}
+
 std::optional<std::vector<int>> parse_conc_list(const std::string& text) {
   std::string spaced = text;
   std::replace(spaced.begin(), spaced.end(), ',', ' ');

@@ -1,7 +1,8 @@
-// A run directory -> runs: find the result files (InferenceX's `-c([0-9]+)\.json` rule, or its
-// renamed copies), the GPU count (plan.json, else the file names, else --gpus, else unknown) and
-// the expected concurrencies (status.json, else what is found), so a point the sweep never wrote
-// shows up as missing instead of silently vanishing.
+// A run directory -> runs: find the result files (InferenceX's `-c([0-9]+)\.json` rule, srtctl's
+// logs/*isl*osl*/results_concurrency_<N>_gpus_<T>...json, or InferenceX's renamed copies), the GPU
+// count (plan.json, else the file names, else --gpus, else unknown) and the expected concurrencies
+// (status.json, else what is found), so a point the sweep never wrote shows up as missing instead
+// of silently vanishing.
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "fields.hpp"
+#include "srt/collector_rules.hpp"
 #include "srt/error.hpp"
 #include "srt/report.hpp"
 #include "srt/untrusted_json.hpp"
@@ -20,23 +22,47 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr const char* kWhereResults =
+    "pass a job's results directory (<root>/<jobid>, holding fixed-seq/), its fixed-seq/, or a job directory in "
+    "srtctl's layout (<output_dir>/<jobid>, holding logs/*isl*osl*/)";
+
 struct Layout {
   fs::path run_dir;      // holds plan.json and status.json
-  fs::path results_dir;  // holds <name>-c<N>.json
+  fs::path results_dir;  // holds <name>-c<N>.json, or srtctl's results_concurrency_<N>_gpus_<T>...json
+  std::string label;     // srtctl's layout: the *isl*osl* directory's name, which names the run
 };
 
-Layout locate(const RunFiles& files, const fs::path& dir) {
-  if (!files.is_directory(dir)) {
+// srtctl's layout (inferencex-runner.md (c)): the *isl*osl* directories of `logs`, each a run of
+// the job in `run_dir`.
+std::vector<Layout> isl_osl_runs(const RunFiles& files, const fs::path& run_dir, const fs::path& logs) {
+  std::vector<Layout> out;
+  for (const std::string& name : files.directories(logs))
+    if (is_isl_osl_dir_name(name)) out.push_back({run_dir, logs / name, name});
+  return out;
+}
+
+std::vector<Layout> locate(const RunFiles& files, const fs::path& given) {
+  if (!files.is_directory(given)) {
     Diagnostic d;
-    d.file = dir.string();
+    d.file = given.string();
     d.message = "not a directory";
-    d.hint = "pass a job's results directory (<root>/<jobid>, holding fixed-seq/) or its fixed-seq/";
+    d.hint = kWhereResults;
     throw Error(std::move(d));
   }
-  if (files.is_directory(dir / "fixed-seq")) return {dir, dir / "fixed-seq"};
+  fs::path dir = given;
+  if (dir.filename().empty()) dir = dir.parent_path();  // "results/4101/"
+  if (files.is_directory(dir / "fixed-seq")) return {{dir, dir / "fixed-seq", ""}};
   // Given fixed-seq/ itself: plan.json and status.json sit one level up.
-  if (dir.filename() == "fixed-seq" && !files.exists(dir / "plan.json")) return {dir.parent_path(), dir};
-  return {dir, dir};
+  if (dir.filename() == "fixed-seq" && !files.exists(dir / "plan.json")) return {{dir.parent_path(), dir, ""}};
+  if (files.is_directory(dir / "logs"))
+    if (auto runs = isl_osl_runs(files, dir, dir / "logs"); !runs.empty()) return runs;
+  // Given logs/, or one *isl*osl* directory: the job's records one or two levels up.
+  if (dir.filename() == "logs" && !files.exists(dir / "plan.json"))
+    if (auto runs = isl_osl_runs(files, dir.parent_path(), dir); !runs.empty()) return runs;
+  if (is_isl_osl_dir_name(dir.filename().string()) && dir.parent_path().filename() == "logs" &&
+      !files.exists(dir / "plan.json"))
+    return {{dir.parent_path().parent_path(), dir, dir.filename().string()}};
+  return {{dir, dir, ""}};
 }
 
 // What the launcher recorded of a point it ran as its own step: "stalled", "failed", "not_run"
@@ -260,18 +286,16 @@ bool fingerprints_without_gpus(const RunFiles& files, const fs::path& run_dir) {
   return workers > 0;
 }
 
-}  // namespace
-
-std::vector<Run> load_runs(const RunFiles& files, const fs::path& dir, const LoadOptions& options) {
-  const Layout where = locate(files, dir);
+std::vector<Run> load_layout(const RunFiles& files, const fs::path& dir, const Layout& where, const LoadOptions& options) {
   const Status status = read_status(files, where.run_dir / "status.json");
   auto by_name = find_results(files, where.results_dir);
   if (by_name.empty()) {
     if (status.concurrencies.empty()) {
       Diagnostic d;
       d.file = where.results_dir.string();
-      d.message = "no benchmark results (<name>-c<N>.json, or InferenceX's <base>_conc<N>_gpus_<T>...json)";
-      d.hint = "pass a job's results directory (<root>/<jobid>, holding fixed-seq/) or its fixed-seq/";
+      d.message = "no benchmark results (<name>-c<N>.json, srtctl's results_concurrency_<N>_gpus_<T>...json, or "
+                  "InferenceX's <base>_conc<N>_gpus_<T>...json)";
+      d.hint = kWhereResults;
       throw Error(std::move(d));
     }
     by_name[""];  // the sweep wrote nothing: every expected point is missing, and says so
@@ -285,7 +309,8 @@ std::vector<Run> load_runs(const RunFiles& files, const fs::path& dir, const Loa
   for (const auto& [name, set] : by_name) {
     const std::vector<Found>& found_files = set.files;
     Run run;
-    run.name = name.empty() ? "job " + job_id : name;
+    if (!where.label.empty()) run.name = by_name.size() > 1 && !name.empty() ? where.label + " " + name : where.label;
+    else run.name = name.empty() ? "job " + job_id : name;
     run.dir = dir.string();
     run.job_id = job_id;
     run.state = status.state;
@@ -301,7 +326,9 @@ std::vector<Run> load_runs(const RunFiles& files, const fs::path& dir, const Loa
         Point p;
         p.concurrency = c;
         p.state = PointState::missing;
-        const std::string leaf = name.empty() ? "<name>-c" + std::to_string(c) + ".json" : set.leaf(c);
+        const std::string leaf = !name.empty()         ? set.leaf(c)
+                                 : where.label.empty() ? "<name>-c" + std::to_string(c) + ".json"
+                                                       : "results_concurrency_" + std::to_string(c) + "_gpus_<T>.json";
         p.failure = "no result file " + (where.results_dir / leaf).string();
         if (auto n = status.notes.find(c); n != status.notes.end() && !note_text(n->second).empty())
           p.failure = note_text(n->second) + " (" + p.failure + ")";
@@ -325,6 +352,15 @@ std::vector<Run> load_runs(const RunFiles& files, const fs::path& dir, const Loa
     }
     runs.push_back(std::move(run));
   }
+  return runs;
+}
+
+}  // namespace
+
+std::vector<Run> load_runs(const RunFiles& files, const fs::path& dir, const LoadOptions& options) {
+  std::vector<Run> runs;
+  for (const Layout& where : locate(files, dir))
+    for (Run& run : load_layout(files, dir, where, options)) runs.push_back(std::move(run));
   return runs;
 }
 

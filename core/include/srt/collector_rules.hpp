@@ -25,6 +25,10 @@ struct SaBenchName {
 // "results_concurrency_8_gpus_16_ctx_8_gen_8.json" -> {8, 16, 8, 8}; nullopt for any other name.
 std::optional<SaBenchName> parse_sa_bench_name(const std::string& file_name);
 
+// A directory of srtctl's logs/ that InferenceX's collector reads results from: its name holds
+// "isl" and, after it, "osl" ("sa-bench_isl_1024_osl_1024"; artifacts.py's *isl*osl* glob).
+bool is_isl_osl_dir_name(const std::string& name);
+
 // CONC_LIST as the workflow sets it ("4 8 16", commas allowed): nullopt when a value is not a
 // positive integer, empty for an empty list.
 std::optional<std::vector<int>> parse_conc_list(const std::string& text);

@@ -111,12 +111,17 @@ class RunFiles {
   virtual bool is_regular_file(const std::filesystem::path& path) const = 0;
   // The leaf names of the regular files directly in `dir`. Throws srt::Error when it cannot be listed.
   virtual std::vector<std::string> regular_files(const std::filesystem::path& dir) const = 0;
+  // The leaf names of the directories directly in `dir` that are not symbolic links; none when
+  // `dir` cannot be listed.
+  virtual std::vector<std::string> directories(const std::filesystem::path& dir) const = 0;
   // At most `max_bytes` of a regular file. Throws srt::Error naming it otherwise.
   virtual std::string read(const std::filesystem::path& file, std::size_t max_bytes) const = 0;
 };
 
 // Every run in `dir`: one per result name found (normally one). `dir` is a job's results
-// directory (<root>/<jobid>, holding fixed-seq/) or the fixed-seq directory itself.
+// directory (<root>/<jobid>, holding fixed-seq/) or the fixed-seq directory itself; or a job
+// directory in srtctl's layout (<output_dir>/<jobid>, holding logs/*isl*osl*/), its logs/, or one
+// *isl*osl* directory: one run per such directory, named after it.
 // Throws srt::Error naming the file for malformed JSON, wrong types, no results, and GPU counts
 // in file names that cannot be read or disagree. No GPU count at all is no error: the run's
 // gpus are !known() and its per-GPU figures 0.
