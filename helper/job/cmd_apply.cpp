@@ -44,7 +44,7 @@ void add_apply(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("apply", "srtctl's apply: submit one recipe as one job (InferenceX's srt driver calls it)");
   // srtctl's -f and --file are one argparse option: the last one given wins (InferenceX's
   // synthetic_acceptance appends --file after the caller's -f).
-  cmd->add_option("-f,--file", r->file, "Recipe FILE[:SELECTOR], or a directory holding exactly one recipe (last one wins)")
+  cmd->add_option("-f,--file", r->file, "Recipe FILE[:SELECTOR], a directory holding exactly one recipe, or - (standard input; last one wins)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->allow_extra_args(false);
   cmd->add_option("-o,--output", r->output, "Output base: the job directory is DIR/<jobid> (must be the profile's)");

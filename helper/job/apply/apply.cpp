@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <utility>
 
 #include "../run/run.hpp"
+#include "srt/document.hpp"
 #include "srt/error.hpp"
 #include "srt/process.hpp"
 #include "srt/recipe_files.hpp"
@@ -48,9 +50,27 @@ std::vector<std::string> split_tags(const std::string& tags) {
   return out;
 }
 
+std::optional<std::string> stdin_selector(const std::string& file) {
+  for (const std::string path : {"-", "/dev/stdin"})
+    if (file == path) return "";
+    else if (file.rfind(path + ":", 0) == 0) return file.substr(path.size() + 1);
+  return std::nullopt;
+}
+
+std::string read_stdin_recipe(std::istream& in) {
+  const std::size_t limit = LoadLimits{}.max_bytes;
+  std::string text(limit + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(std::size_t(in.gcount()));
+  if (text.size() > limit)
+    fail("-f -: the recipe on standard input is larger than " + std::to_string(limit >> 10) + " KiB",
+         "recipes are a few KB: give the right file");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    fail("-f -: standard input held no recipe", "pipe the recipe in (srtctl apply -f - < recipe.yaml), or give its path");
+  return text;
+}
+
 std::string resolve_file_argument(const std::string& file) {
-  if (file == "-" || file == "/dev/stdin")
-    fail("-f " + file + ": not yet: srt-spank reads a recipe from a file", "write the recipe to a file and give its path");
   std::error_code ec;
   if (!fs::is_directory(file, ec)) return file;
   std::vector<std::string> found;
@@ -108,6 +128,15 @@ void make_sweep_log(const std::string& base, std::uint64_t job_id) {
   logs->append_file("sweep_" + std::to_string(job_id) + ".log");
 }
 
+// <base>/<jobid>/config.yaml, the recipe as given on standard input; its path.
+std::string write_config(const std::string& base, std::uint64_t job_id, const std::string& text) {
+  const auto root = helper::SafeDir::open(base, {"output directory", "choose another output_dir"}, false);
+  const auto job = root ? root->sub(std::to_string(job_id), false) : std::nullopt;
+  if (!job) fail("the job directory " + base + "/" + std::to_string(job_id) + " is gone");
+  job->write_file("config.yaml", text, 0644);
+  return job->path_of("config.yaml");
+}
+
 void write_metadata(const std::string& base, const Submission& s) {
   const auto root = helper::SafeDir::open(base, {"output directory", "choose another output_dir"}, false);
   const auto job = root ? root->sub(std::to_string(s.job_id), false) : std::nullopt;
@@ -130,7 +159,19 @@ Submission apply(const ApplyRequest& r) {
   if (r.no_preflight) std::fprintf(stderr, "note: --no-preflight: srt-spank probes no image at submit; nothing to skip\n");
 
   run::SubmitRequest req;
-  req.dash_f = resolve_file_argument(r.file);
+  // -f - (srtctl v2 reads the recipe from standard input): the text goes to a file of this
+  // user's alone for the submit (the plugin snapshots the recipe at sbatch, so the file need not
+  // outlive it), and into the job directory as config.yaml, which the manifest then names.
+  std::optional<helper::TempDir> stdin_dir;
+  std::string stdin_text;
+  if (const auto selector = stdin_selector(r.file)) {
+    stdin_text = read_stdin_recipe(std::cin);
+    stdin_dir.emplace("srt-stdin.");
+    stdin_dir->dir().write_file("stdin.yaml", stdin_text, 0600);
+    req.dash_f = stdin_dir->dir().path_of("stdin.yaml") + (selector->empty() ? "" : ":" + *selector);
+  } else {
+    req.dash_f = resolve_file_argument(r.file);
+  }
   req.profile = r.profile;
   req.set = r.set;
   req.unset = r.unset;
@@ -163,6 +204,7 @@ Submission apply(const ApplyRequest& r) {
   for (const auto& k : r.unset) s.applied_overrides.push_back("--unset " + k);
   try {
     make_sweep_log(base, s.job_id);
+    if (stdin_dir) s.config_path = write_config(base, s.job_id, stdin_text);
     write_metadata(base, s);
     int status = 0;
     const std::string out = sys::run_capture({"scontrol", "release", std::to_string(s.job_id)}, 60, &status, true);

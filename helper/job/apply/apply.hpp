@@ -5,6 +5,7 @@
 // `_record_submission`) and its generated docs/cli-reference.md.
 #pragma once
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,14 @@ std::vector<std::string> refusals(const ApplyRequest& request);
 // "a, b ,,c" -> ["a", "b", "c"]: srtctl splits --tags on ',', strips, drops empties.
 std::vector<std::string> split_tags(const std::string& tags);
 
+// The selector of a -f argument that reads the recipe from standard input ("-" or "/dev/stdin",
+// then ":SELECTOR" or nothing: ""); nullopt for any other argument.
+std::optional<std::string> stdin_selector(const std::string& file);
+
+// A recipe from standard input, at most the loader's limit; throws srt::Error when it is larger
+// or holds nothing.
+std::string read_stdin_recipe(std::istream& in);
+
 // The recipe a -f argument stands for: FILE[:SELECTOR] unchanged, a directory holding exactly
 // one *.yaml/*.yml (recursively, as srtctl walks one) as that file; throws srt::Error otherwise
 // (a directory with several recipes would submit several jobs, and an apply is one job).
@@ -41,7 +50,8 @@ struct Submission {
   std::uint64_t job_id = 0;
   std::string job_name;                 // $RUNNER_NAME, else the recipe's name (the Slurm job name)
   std::string output_dir;               // absolute: <output base>/<jobid>
-  std::string config_path;              // what was submitted (a temporary file with --set/--unset)
+  std::string config_path;              // what was submitted (a temporary file with --set/--unset;
+                                        // <output_dir>/config.yaml for -f -)
   std::vector<std::string> tags;        // --tags; empty = none given
   std::vector<std::string> applied_overrides;  // "set K=V" / "unset K", only with --set/--unset
 };

@@ -9,6 +9,7 @@
 #   - errors: {"status": "error", ...} on stdout, exit 1; a malformed --set exit 2 (argparse's);
 #   - a job directory planted as a symlink: refused, the held job cancelled;
 #   - benchmark.stream_output is a recipe key (--set);
+#   - -f - and -f /dev/stdin:SELECTOR read the recipe from standard input (kept as config.yaml);
 #   - the entry point maps apply/dry-run/migrate and refuses the rest.
 # Usage: apply_test.sh SRT_HELPER SOURCE_DIR
 set -euo pipefail
@@ -90,6 +91,24 @@ apply 1 -f "$recipe" --serve-only --json
 read_manifest '"--serve-only" in r["error"]' || fail "--serve-only"
 apply 2 -f "$recipe" --set benchmark.stream_output --json
 [[ -s "$work/out" ]] && fail "a usage error wrote to stdout"
+
+# -f - (srtctl v2): the recipe from standard input, kept as <output_dir>/config.yaml, which the
+# manifest names; with a selector on a variants file; empty input refused.
+apply_stdin() {  # EXPECTED-EXIT INPUT ARGS...
+  local want=$1 input=$2
+  shift 2
+  apply "$want" "$@" <"$input"
+}
+apply_stdin 0 "$recipe" -f - --json
+read_manifest "r['config_path'] == '$work/results/601/config.yaml'" || fail "-f -: config_path"
+cmp -s "$recipe" "$work/results/601/config.yaml" || fail "-f -: config.yaml is not the recipe given"
+grep -q -- "--srt-recipe=.*/stdin.yaml$" "$work/rec/sbatch.args" || fail "-f -: not submitted from the copy of standard input"
+apply_stdin 0 "$src/tests/fixtures/recipes/variants/atom-variants.yaml" --json --file /dev/stdin:override_2p1d
+read_manifest 'r["status"] == "submitted"' || fail "-f /dev/stdin:SELECTOR"
+grep -q -- "--srt-recipe=.*/stdin.yaml:override_2p1d$" "$work/rec/sbatch.args" || fail "-f /dev/stdin:SELECTOR: the selector"
+apply_stdin 1 /dev/null -f - --json
+read_manifest 'r["status"] == "error"' '"standard input held no recipe" in r["error"]' || fail "-f - with nothing on it"
+[[ -e "$work/rec/sbatch.args" ]] && fail "an empty standard input was submitted"
 
 # A job directory planted before the release (a symlink into somewhere else): refused, cancelled.
 cat > "$work/bin/sbatch" <<SH
