@@ -14,10 +14,6 @@ std::string job_directory(const Profile& profile, std::uint64_t job_id) {
   return base + "/" + std::to_string(job_id);
 }
 
-namespace plan_detail {
-namespace {
-
-// "SRC:DST[:FLAGS]" (recipe extra_mount); DST defaults to SRC as pyxis does.
 Mount parse_mount(const std::string& spec) {
   Mount m;
   const auto a = spec.find(':');
@@ -31,6 +27,9 @@ Mount parse_mount(const std::string& spec) {
   m.read_only = b != std::string::npos && spec.substr(b + 1).find("ro") != std::string::npos;
   return m;
 }
+
+namespace plan_detail {
+namespace {
 
 bool is_device_path(const std::string& path) { return path.rfind("/dev/", 0) == 0; }
 

@@ -21,8 +21,9 @@ bool same_or_below(const std::string& path, const std::string& prefix) {
   return path == p || (path.rfind(p, 0) == 0 && path[p.size()] == '/');
 }
 
-// "" or why `host` may not be mounted.
-std::string refusal(std::string host, const Profile& profile) {
+}  // namespace
+
+std::string recipe_mount_refusal(std::string host, const Profile& profile) {
   if (host.empty() || host.front() != '/')
     return "the host path '" + host + "' is not absolute (docker and podman take a bare name for a named volume)";
   if (("/" + host + "/").find("/../") != std::string::npos)
@@ -47,6 +48,8 @@ std::string refusal(std::string host, const Profile& profile) {
   return "";
 }
 
+namespace {
+
 constexpr const char* kHint =
     "mount a data directory (models, datasets) instead; the cluster's profile lists where recipe mounts may come "
     "from (recipe_mount_prefixes)";
@@ -56,11 +59,11 @@ constexpr const char* kHint =
 void check_recipe_mounts(const Recipe& recipe, const Profile& profile) {
   std::vector<Diagnostic> problems;
   for (const auto& [host, inside] : recipe.container_mounts)
-    if (std::string why = refusal(host, profile); !why.empty())
+    if (std::string why = recipe_mount_refusal(host, profile); !why.empty())
       problems.push_back(recipe.source.at(join_path("container_mounts", host), why, kHint));
   for (std::size_t i = 0; i < recipe.extra_mount.size(); ++i) {
     const std::string& spec = recipe.extra_mount[i];
-    if (std::string why = refusal(spec.substr(0, spec.find(':')), profile); !why.empty())
+    if (std::string why = recipe_mount_refusal(spec.substr(0, spec.find(':')), profile); !why.empty())
       problems.push_back(recipe.source.at(index_path("extra_mount", i), why, kHint));
   }
   if (!problems.empty()) throw Error(std::move(problems));

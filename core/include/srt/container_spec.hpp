@@ -18,6 +18,10 @@ struct Mount {
   bool device = false;
 };
 
+// A recipe's extra_mount entry, "SRC:DST[:FLAGS]": DST defaults to SRC as pyxis does, FLAGS
+// holding "ro" make it read-only.
+Mount parse_mount(const std::string& spec);
+
 struct ContainerSpec {
   bool on_host = false;        // never in a container (kv-relay: a host helper on the host network)
   std::string image;           // after the profile's `containers` aliases; "" = the recipe gave none

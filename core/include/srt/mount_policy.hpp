@@ -17,6 +17,9 @@ namespace srt {
 // refused mount, at its key.
 void check_recipe_mounts(const Recipe& recipe, const Profile& profile);
 
+// That rule for one host path: "" when a recipe may mount it, else why not.
+std::string recipe_mount_refusal(std::string host, const Profile& profile);
+
 // docker's daemon runs as root unless it is a rootless one; whoever reaches a rootful daemon's
 // socket is root on the node (https://docs.docker.com/engine/security/#docker-daemon-attack-surface).
 // "" when the profile's runtime may run; else what is wrong and what to do. `daemon_rootless`:

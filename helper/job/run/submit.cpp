@@ -1,7 +1,9 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "srt/cli.hpp"
@@ -9,6 +11,7 @@
 #include "srt/safe_dir.hpp"
 #include "run.hpp"
 #include "srt/error.hpp"
+#include "srt/workspace.hpp"
 
 namespace srt::run {
 
@@ -25,8 +28,25 @@ namespace {
 std::string write_effective_recipe(const helper::TempDir& tmp, const Json& root, const std::string& original,
                                    const std::string& given) {
   const std::string name = original.substr(original.rfind('/') + 1);
-  tmp.dir().write_file(name, "# " + given + " with srt-helper's --set/--unset applied\n" + root.dump(2) + "\n", 0600);
+  tmp.dir().write_file(name, "# " + given + " as submitted (srt-helper's --set/--unset, INFMAX_WORKSPACE)\n" + root.dump(2) + "\n", 0600);
   return tmp.dir().path_of(name);
+}
+
+// $INFMAX_WORKSPACE, when set, mounted at /infmax-workspace (srt/workspace.hpp): the submitted
+// recipe gets it as a container_mounts entry, so the plugin plans and checks it on every node as
+// any recipe mount. Its value when it was added, else "".
+std::string mount_workspace(Json& root, const Profile& profile) {
+  const char* env = std::getenv("INFMAX_WORKSPACE");
+  const std::string given = env ? env : "";
+  const WorkspaceMount w = workspace_mount(root, given, profile);
+  if (!w.problem.empty()) fail(w.problem, "set it to the run's InferenceX workspace, or unset it");
+  if (!w.note.empty()) std::fprintf(stderr, "note: %s\n", w.note.c_str());
+  if (!w.mount) return "";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(given, ec))
+    fail("INFMAX_WORKSPACE=" + given + ": not a directory", "set it to the run's InferenceX workspace, or unset it");
+  add_workspace_mount(root, given);
+  return given;
 }
 
 }  // namespace
@@ -50,7 +70,8 @@ Submitted submit(const SubmitRequest& req) {
   // A variants file needs its selector: one job per submit, as `srtctl apply -f FILE:SELECTOR`.
   RecipeRef ref;
   RecipeSource source = helper::open_one_recipe(given, ro, "a job", &ref);
-  const bool overridden = !req.set.empty() || !req.unset.empty();
+  const std::string workspace = mount_workspace(source.doc.root, s.profile);
+  const bool overridden = !req.set.empty() || !req.unset.empty() || !workspace.empty();
   const Json written = overridden ? source.doc.root : Json();  // copied only when it is written out
   s.recipe = load_recipe_source(std::move(source), ro);
   std::optional<helper::TempDir> tmp;
@@ -99,6 +120,8 @@ Submitted submit(const SubmitRequest& req) {
     fail("sbatch refused the job (exit " + std::to_string(status) + ")" + (out.empty() ? "" : ": " + out),
          "its messages above say why");
   s.job_id = std::stoull(first);
+  if (!workspace.empty())
+    std::fprintf(stderr, "INFMAX_WORKSPACE: %s mounted at %s in every container\n", workspace.c_str(), kWorkspaceInContainer);
   if (!o.output.empty()) {
     s.output_file = o.output;
     for (std::size_t at; (at = s.output_file.find("%j")) != std::string::npos;) s.output_file.replace(at, 2, first);

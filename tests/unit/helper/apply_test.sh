@@ -10,6 +10,7 @@
 #   - a job directory planted as a symlink: refused, the held job cancelled;
 #   - benchmark.stream_output is a recipe key (--set);
 #   - -f - and -f /dev/stdin:SELECTOR read the recipe from standard input (kept as config.yaml);
+#   - INFMAX_WORKSPACE is mounted at /infmax-workspace through the submitted recipe;
 #   - the entry point maps apply/dry-run/migrate and refuses the rest.
 # Usage: apply_test.sh SRT_HELPER SOURCE_DIR
 set -euo pipefail
@@ -26,6 +27,8 @@ mkdir -p "$work/bin" "$work/rec"
 cat > "$work/bin/sbatch" <<SH
 #!/bin/bash
 printf '%s\n' "\$@" > "$work/rec/sbatch.args"
+# The recipe as submitted (a temporary file when srt-helper rewrote it), as the plugin reads it.
+for a in "\$@"; do [[ "\$a" == --srt-recipe=* ]] && cp "\${a#--srt-recipe=}" "$work/rec/recipe.submitted" 2>/dev/null; done
 echo "noise on sbatch's stderr" >&2
 echo 601
 SH
@@ -109,6 +112,23 @@ grep -q -- "--srt-recipe=.*/stdin.yaml:override_2p1d$" "$work/rec/sbatch.args" |
 apply_stdin 1 /dev/null -f - --json
 read_manifest 'r["status"] == "error"' '"standard input held no recipe" in r["error"]' || fail "-f - with nothing on it"
 [[ -e "$work/rec/sbatch.args" ]] && fail "an empty standard input was submitted"
+
+# INFMAX_WORKSPACE (the driver's per-run workspace): the submitted recipe mounts it at
+# /infmax-workspace, in place of the profile's; a system directory is refused by the mount
+# policy, a relative path before that.
+mkdir -p "$work/ws"
+INFMAX_WORKSPACE=$work/ws apply 0 -f "$recipe" --json
+python3 - "$work/rec/recipe.submitted" "$work/ws" <<'PY' || fail "INFMAX_WORKSPACE: not mounted in the submitted recipe"
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+assert doc["container_mounts"][sys.argv[2]] == "/infmax-workspace", doc.get("container_mounts")
+PY
+grep -q "INFMAX_WORKSPACE: $work/ws mounted at /infmax-workspace" "$work/err" || fail "INFMAX_WORKSPACE: not said"
+INFMAX_WORKSPACE=/etc apply 1 -f "$recipe" --json
+read_manifest 'r["status"] == "error"' '"/etc" in r["error"]' || fail "INFMAX_WORKSPACE=/etc was not refused"
+[[ -e "$work/rec/sbatch.args" ]] && fail "INFMAX_WORKSPACE=/etc was submitted"
+INFMAX_WORKSPACE=ws apply 1 -f "$recipe" --json
+read_manifest '"is not absolute" in r["error"]' || fail "a relative INFMAX_WORKSPACE"
 
 # A job directory planted before the release (a symlink into somewhere else): refused, cancelled.
 cat > "$work/bin/sbatch" <<SH
