@@ -11,6 +11,8 @@
 #include "../run/run.hpp"
 #include "srt/document.hpp"
 #include "srt/error.hpp"
+#include "srt/files.hpp"
+#include "srt/runner_config.hpp"
 #include "srt/process.hpp"
 #include "srt/recipe_files.hpp"
 #include "srt/this_host.hpp"
@@ -146,6 +148,24 @@ void write_metadata(const std::string& base, const Submission& s) {
   job->write_file(std::to_string(s.job_id) + ".json", meta.dump(2) + "\n", 0644);
 }
 
+// The runner's srtslurm.yaml where srtctl looks for it from the working directory (./, ../,
+// ../../; core/config.py find_cluster_config_path), read against the admin's profile at
+// `admin_path` ("" = the built-in default). $SRTSLURM_CONFIG is not looked at here: to srt-helper
+// it names the profile itself (this_host.hpp). None when there is no such file, or it is the
+// admin's profile.
+std::optional<RunnerConfig> runner_config(const std::string& admin_path) {
+  for (const char* dir : {".", "..", "../.."}) {
+    const fs::path file = fs::path(dir) / "srtslurm.yaml";
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
+    if (!admin_path.empty() && fs::equivalent(file, admin_path, ec)) return std::nullopt;
+    const Document runner = load_yaml_file(absolute(file.string()));
+    const Json admin = admin_path.empty() ? Json::object() : load_yaml_file(admin_path).root;
+    return read_runner_config(runner, admin.is_object() ? admin : Json::object());
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Submission apply(const ApplyRequest& r) {
@@ -179,6 +199,14 @@ Submission apply(const ApplyRequest& r) {
   // Slurm makes no directory for it.
   req.sbatch_extra = {"--hold"};
   const Profile profile = helper::load_profile(r.profile);
+  req.runner = runner_config(helper::find_profile_path(r.profile));
+  if (req.runner && !req.runner->ignored.empty()) {
+    std::string keys;
+    for (const auto& k : req.runner->ignored) keys += (keys.empty() ? "" : ", ") + k;
+    std::fprintf(stderr,
+                 "note: %s: ignored, the cluster profile decides them (the plugin plans every job against it): %s\n",
+                 req.runner->file.c_str(), keys.c_str());
+  }
   const std::string base_given = profile.output_dir.empty() ? profile.results_root : profile.output_dir;
   if (base_given.empty()) fail("the cluster profile sets neither output_dir nor results_root", "ask the admin to set one");
   const std::string base = absolute(base_given);

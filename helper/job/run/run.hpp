@@ -6,9 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "srt/unique_fd.hpp"
 #include "srt/plan.hpp"
 #include "srt/submit.hpp"
+#include "srt/runner_config.hpp"
 #include "srt/result_files.hpp"  // judge_point: the validity gate on a result file
 
 namespace srt::run {
@@ -23,6 +26,7 @@ struct SubmitRequest {
   std::string stall_policy;             // --stall-policy, passed to the launcher; "": its default (stop)
   std::vector<int> points;              // launch --points (run --resume): only these concurrency points
   std::string output;                   // sbatch --output, %j allowed ("": the rule in submit())
+  std::optional<RunnerConfig> runner;   // apply: a runner's srtslurm.yaml (srt/runner_config.hpp)
 };
 
 struct Submitted {

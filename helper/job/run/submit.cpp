@@ -28,7 +28,7 @@ namespace {
 std::string write_effective_recipe(const helper::TempDir& tmp, const Json& root, const std::string& original,
                                    const std::string& given) {
   const std::string name = original.substr(original.rfind('/') + 1);
-  tmp.dir().write_file(name, "# " + given + " as submitted (srt-helper's --set/--unset, INFMAX_WORKSPACE)\n" + root.dump(2) + "\n", 0600);
+  tmp.dir().write_file(name, "# " + given + " as submitted (srt-helper's --set/--unset, INFMAX_WORKSPACE, a runner's srtslurm.yaml)\n" + root.dump(2) + "\n", 0600);
   return tmp.dir().path_of(name);
 }
 
@@ -71,7 +71,10 @@ Submitted submit(const SubmitRequest& req) {
   RecipeRef ref;
   RecipeSource source = helper::open_one_recipe(given, ro, "a job", &ref);
   const std::string workspace = mount_workspace(source.doc.root, s.profile);
-  const bool overridden = !req.set.empty() || !req.unset.empty() || !workspace.empty();
+  std::vector<std::string> aliased;
+  if (req.runner) aliased = apply_runner_config(source.doc.root, *req.runner);
+  for (const auto& line : aliased) std::fprintf(stderr, "%s: %s\n", req.runner->file.c_str(), line.c_str());
+  const bool overridden = !req.set.empty() || !req.unset.empty() || !workspace.empty() || !aliased.empty();
   const Json written = overridden ? source.doc.root : Json();  // copied only when it is written out
   s.recipe = load_recipe_source(std::move(source), ro);
   std::optional<helper::TempDir> tmp;

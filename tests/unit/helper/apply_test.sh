@@ -11,6 +11,7 @@
 #   - benchmark.stream_output is a recipe key (--set);
 #   - -f - and -f /dev/stdin:SELECTOR read the recipe from standard input (kept as config.yaml);
 #   - INFMAX_WORKSPACE is mounted at /infmax-workspace through the submitted recipe;
+#   - a runner's srtslurm.yaml changes nothing the profile decides (reported); its new aliases resolve;
 #   - the entry point maps apply/dry-run/migrate and refuses the rest.
 # Usage: apply_test.sh SRT_HELPER SOURCE_DIR
 set -euo pipefail
@@ -129,6 +130,33 @@ read_manifest 'r["status"] == "error"' '"/etc" in r["error"]' || fail "INFMAX_WO
 [[ -e "$work/rec/sbatch.args" ]] && fail "INFMAX_WORKSPACE=/etc was submitted"
 INFMAX_WORKSPACE=ws apply 1 -f "$recipe" --json
 read_manifest '"is not absolute" in r["error"]' || fail "a relative INFMAX_WORKSPACE"
+
+# A runner's srtslurm.yaml in the working directory (or ../, ../../, as srtctl looks): a runtime and
+# mounts of its own change nothing the job gets and are named on stderr; an alias the admin's
+# profile lacks is resolved into the recipe submitted.
+mkdir -p "$work/ckpt/sub"
+apply 0 -f "$recipe" --json
+cp "$work/rec/sbatch.args" "$work/sbatch.plain"
+cat > "$work/ckpt/srtslurm.yaml" <<'YAML'
+container_runtime: docker
+default_mounts:
+  /home/runner: /root
+YAML
+(cd "$work/ckpt/sub" && apply 0 -f "$recipe" --json)
+cmp -s "$work/sbatch.plain" "$work/rec/sbatch.args" || fail "a runner's srtslurm.yaml changed what sbatch got"
+grep -q "srtslurm.yaml: ignored, the cluster profile decides them .*: container_runtime, default_mounts" "$work/err" ||
+  fail "the runner's srtslurm.yaml keys were not reported"
+sed 's|path: "hf:deepseek-ai/DeepSeek-V4-Pro".*|path: runner-model|' "$recipe" > "$work/aliased.yaml"
+printf 'model_paths:\n  runner-model: %s\n' "$work/models/v4" >> "$work/ckpt/srtslurm.yaml"
+mkdir -p "$work/models/v4"
+(cd "$work/ckpt" && apply 0 -f "$work/aliased.yaml" --json)
+python3 - "$work/rec/recipe.submitted" "$work/models/v4" <<'PY' || fail "the runner's model_paths alias was not resolved"
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+assert doc["model"]["path"] == sys.argv[2], doc["model"]
+PY
+grep -q "model.path: runner-model -> $work/models/v4" "$work/err" || fail "the resolved alias was not said"
+rm -r "$work/ckpt"
 
 # A job directory planted before the release (a symlink into somewhere else): refused, cancelled.
 cat > "$work/bin/sbatch" <<SH

@@ -15,30 +15,6 @@ using srt::report::PointState;
 
 namespace {
 
-// A benchmark_serving.py --save-result document (the keys report reads), `conc` users.
-std::string result_json(int conc) {
-  srt::Json r;
-  r["model_id"] = "deepseek-ai/DeepSeek-R1";
-  r["max_concurrency"] = conc;
-  r["num_prompts"] = conc * 10;
-  r["completed"] = conc * 10;
-  r["total_input_tokens"] = conc * 10 * 1024;
-  r["total_output_tokens"] = conc * 10 * 128;
-  r["duration"] = 60.0;
-  r["request_throughput"] = conc / 6.0;
-  r["output_throughput"] = conc * 10 * 128 / 60.0;
-  r["total_token_throughput"] = conc * 10 * (1024 + 128) / 60.0;
-  r["median_ttft_ms"] = 250.0;
-  r["p99_ttft_ms"] = 900.0;
-  r["median_tpot_ms"] = 10.0 + conc;
-  r["p99_tpot_ms"] = 20.0 + conc;
-  r["median_itl_ms"] = 10.0;
-  r["p99_itl_ms"] = 30.0;
-  r["median_e2el_ms"] = 2000.0;
-  r["p99_e2el_ms"] = 4000.0;
-  return r.dump();
-}
-
 // <dir>/<prefix><conc><suffix> for each concurrency.
 fs::path write_tree(const fs::path& dir, const std::string& prefix, const std::string& suffix,
                     std::initializer_list<int> concs) {

@@ -17,32 +17,13 @@ using srt::report::PointState;
 
 namespace {
 
-// The keys report reads of a benchmark_serving.py --save-result document, `conc` users.
-std::string result_json(int conc) {
-  srt::Json r;
-  r["model_id"] = "deepseek-ai/DeepSeek-V4";
-  r["max_concurrency"] = conc;
-  r["num_prompts"] = conc * 10;
-  r["completed"] = conc * 10;
-  r["total_input_tokens"] = conc * 10 * 8192;
-  r["total_output_tokens"] = conc * 10 * 1024;
-  r["duration"] = 100.0;
-  r["request_throughput"] = conc / 10.0;
-  r["output_throughput"] = conc * 10 * 1024 / 100.0;
-  r["total_token_throughput"] = conc * 10 * (8192 + 1024) / 100.0;
-  r["median_ttft_ms"] = 500.0;
-  r["median_tpot_ms"] = 12.0;
-  r["median_itl_ms"] = 12.0;
-  r["median_e2el_ms"] = 9000.0;
-  return r.dump();
-}
-
 // <job>/logs/<bench>/results_concurrency_<c>_gpus_24_ctx_16_gen_8.json for each concurrency.
 fs::path write_job(const fs::path& job, const std::string& bench, std::initializer_list<int> concs) {
   const fs::path dir = job / "logs" / bench;
   fs::create_directories(dir);
   for (int c : concs)
-    write_file(dir / ("results_concurrency_" + std::to_string(c) + "_gpus_24_ctx_16_gen_8.json"), result_json(c));
+    write_file(dir / ("results_concurrency_" + std::to_string(c) + "_gpus_24_ctx_16_gen_8.json"),
+               result_json(c, "deepseek-ai/DeepSeek-V4"));
   write_file(job / "logs" / ("sweep_" + job.filename().string() + ".log"), "the batch step's output\n");
   return job;
 }
