@@ -144,6 +144,14 @@ void extract(Recipe& r) {
   bm.client_dedicated_node = boolean(at(root, {"benchmark", "client_dedicated_node"}), false);
   bm.stream_output = boolean(at(root, {"benchmark", "stream_output"}), false);
 
+  if (const Json* pe = at(root, {"post_eval"}); pe && pe->is_object()) {
+    r.post_eval.given = true;
+    if (const Json* c = at(root, {"post_eval", "command"}); c && c->is_array())
+      for (const auto& x : *c) r.post_eval.command.push_back(python_str(x));
+    if (const Json* e = at(root, {"post_eval", "passthrough_env"}); e && e->is_array())
+      for (const auto& x : *e) r.post_eval.passthrough_env.push_back(python_str(x));
+  }
+
   if (at(root, {"health_check"})) {
     HealthCheck h;  // srtctl's dataclass defaults fill what the recipe leaves out
     h.max_attempts = integer(at(root, {"health_check", "max_attempts"}), h.max_attempts);

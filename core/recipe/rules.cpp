@@ -191,6 +191,10 @@ class Rules {
             "give the shell command; it runs as bash -lc with SRT_FRONTEND_HOST/SRT_FRONTEND_PORT set");
     if (b.type != "custom" && !b.command.empty())
       warn("benchmark.command", "is only used by benchmark.type: custom");
+    const PostEval& pe = r_.post_eval;
+    if (pe.given && !pe.command.empty() && b.type != "custom")
+      warn("post_eval", "the eval runs against the benchmark's endpoint, from its step: benchmark.type " + b.type +
+                            " has none, so it never runs", "use benchmark.type: custom");
     if (b.type == "sa-bench") {
       if (b.isl <= 0) error("benchmark.isl", "benchmark.isl is required for sa-bench");
       if (b.osl <= 0) error("benchmark.osl", "benchmark.osl is required for sa-bench");

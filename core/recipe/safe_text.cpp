@@ -69,6 +69,7 @@ class SafeText {
       environment(env);
     container_mounts();
     extra_mount();
+    post_eval();
   }
 
  private:
@@ -210,6 +211,28 @@ class SafeText {
         error(path, path, "has an empty path", hint);
       else if (fields.size() == 3 && fields[2].empty())
         error(path, path, "ends with ':' (no FLAGS after it)", hint);
+    }
+  }
+
+  // srtctl's PostEvalConfig refuses a name that is no identifier and an empty command.
+  void post_eval() {
+    const Json* pe = mapping("post_eval");
+    if (!pe) return;
+    if (auto e = pe->find("passthrough_env"); e != pe->end() && e->is_array())
+      for (std::size_t i = 0; i < e->size(); ++i) {
+        const Json& v = (*e)[i];
+        const std::string path = index_path("post_eval.passthrough_env", i);
+        if (v.is_string() && !is_env_name(v.get<std::string>()))
+          error(path, path, "'" + shown(v.get<std::string>()) + "' is not an environment variable name",
+                "give the variable's name, e.g. EVAL_CONC");
+      }
+    if (auto c = pe->find("command"); c != pe->end() && c->is_array()) {
+      if (c->empty())
+        error("post_eval.command", "post_eval.command", "is empty",
+              "give the eval's argv, e.g. [bash, \"{infmax_workspace}/benchmarks/multi_node/srt_eval.sh\", \"{endpoint}\"]");
+      else if (c->front().is_string() && blank(c->front().get<std::string>()))
+        error(index_path("post_eval.command", 0), index_path("post_eval.command", 0), "the program to run is empty",
+              "give the eval's argv");
     }
   }
 

@@ -31,8 +31,7 @@ int Launch::run() {
     wait_healthy();
     canary_ranks();
     start_router();
-    run_benchmark();
-    outcome_ = {"completed", "benchmark finished", 0, "", {}};
+    outcome_ = {"completed", run_benchmark(), 0, "", {}};
   } catch (const Stop& stop) {
     outcome_ = stop.outcome;
   } catch (const Error& e) {

@@ -13,7 +13,7 @@
 
 namespace srt::launch {
 
-void Launch::run_benchmark() {
+std::string Launch::run_benchmark() {
   const Process* bench = job_.plan.find("benchmark");
   if (!bench) {
     enter("serving");
@@ -23,6 +23,11 @@ void Launch::run_benchmark() {
       check();
       sleep_s(kPollSeconds);
     }
+  }
+  const EvalDecision eval = eval_decision(job_.recipe, std::getenv("RUN_EVAL"), std::getenv("EVAL_ONLY"));
+  if (eval.mode == EvalDecision::Mode::only) {
+    console_.line("benchmark: not run (" + eval.source + "=true): the eval instead, its exit status the job's");
+    return run_eval(*bench, eval) + " (" + eval.source + "=true: no benchmark)";
   }
   enter("benchmark");
   stall_ = options_.stall_timeout_seconds >= 0 ? options_.stall_timeout_seconds : job_.profile.benchmark_stall_timeout;
@@ -35,6 +40,9 @@ void Launch::run_benchmark() {
   } else {
     run_points();
   }
+  if (eval.mode == EvalDecision::Mode::after_benchmark)  // only reached when it passed
+    return "benchmark finished; " + run_eval(*bench, eval);
+  return "benchmark finished";
 }
 
 // Runs the step at steps_[index] to its end (ended), until the stall watch sees nothing complete

@@ -16,6 +16,7 @@
 #include "launch.hpp"
 #include "run_state.hpp"
 #include "srt/poll.hpp"
+#include "srt/post_eval.hpp"
 #include "srt/restart_policy.hpp"
 #include "sweep.hpp"
 
@@ -97,7 +98,7 @@ class Launch {
   void write_restarts();
 
   // machine_benchmark.cpp: the benchmark, one step for the sweep or one per point, and its results.
-  void run_benchmark();
+  std::string run_benchmark();  // how it finished, for the outcome
   enum class StepEnd { ended, stalled, interrupted };  // interrupted: a worker was relaunched meanwhile
   StepEnd await_step(std::size_t index);
   std::string set_aside_point(int concurrency, int attempt);
@@ -105,6 +106,9 @@ class Launch {
   void run_points();
   std::filesystem::path results_path() const;
   void check_results();
+
+  // machine_eval.cpp: post_eval (srt/post_eval.hpp), after the benchmark or instead of it.
+  std::string run_eval(const Process& bench, const EvalDecision& decision);  // how it ended
 
   Options options_;
   Job job_;
@@ -128,6 +132,7 @@ class Launch {
   // check() scheduled and not yet relaunched, and the relaunches begun (a benchmark step that
   // saw this change was interrupted).
   std::deque<Process> relaunched_;
+  std::deque<Process> eval_;  // the post_eval step's process (steps_ points at it)
   std::vector<RestartEndpoint> restart_endpoints_;
   std::vector<RestartEvent> restart_events_;
   std::vector<PendingRelaunch> pending_relaunches_;

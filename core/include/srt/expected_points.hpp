@@ -3,6 +3,7 @@
 // benchmark.env, then the recipe's environment, then the job's own (sbatch exports the submitting
 // shell's, which InferenceX's workflow sets). The launcher's gate and `run` both ask this.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,13 @@ struct ExpectedPoints {
 
 // `inherited`: CONC_LIST in the job's environment, as getenv gives it (nullptr: unset).
 ExpectedPoints expected_points(const Recipe& recipe, const char* inherited);
+
+// A variable as the benchmark step sees it: benchmark.env, then the recipe's environment, then
+// the job's own (`inherited`, as getenv gives it). The value and where it came from
+// ("benchmark.env.NAME", "environment.NAME", "the job's NAME"); nullopt when none sets it.
+struct SeenVariable {
+  std::string value, source;
+};
+std::optional<SeenVariable> benchmark_variable(const Recipe& recipe, const std::string& name, const char* inherited);
 
 }  // namespace srt

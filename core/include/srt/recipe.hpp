@@ -93,6 +93,14 @@ struct Benchmark {
   bool stream_output = false;          // the client's output also in the job's console (srtctl v2.18)
 };
 
+// srtctl v2.18's post_eval (PostEvalConfig): the accuracy evaluation run after a benchmark that
+// passed when the job's environment says RUN_EVAL=true, or instead of it with EVAL_ONLY=true.
+struct PostEval {
+  bool given = false;
+  std::vector<std::string> command;          // argv, {endpoint} and {infmax_workspace} filled in; empty: srtctl's lm-eval runner
+  std::vector<std::string> passthrough_env;  // names srtctl forwards from its environment into the eval
+};
+
 struct HealthCheck {
   int max_attempts = 180;
   int interval_seconds = 10;
@@ -108,6 +116,7 @@ struct Recipe {
   Backend backend;
   Frontend frontend;
   Benchmark benchmark;
+  PostEval post_eval;
   std::optional<HealthCheck> health_check;  // unset: the profile's default, else srtctl's
   EnvList environment;
   EnvList srun_options;                // --key=value, or --key when the value is empty

@@ -210,6 +210,20 @@ def srtctl_layout(args):
     print(f"fake {args.step}: srtctl layout, points {points}", flush=True)
 
 
+def post_eval(args, command):
+    """InferenceX's srt_eval.sh as srtctl's post_eval runs it: its artifacts under /logs/eval_results
+    (the job's log directory here), what it was given recorded there, its exit status as asked."""
+    out = os.path.join(os.environ["SRT_FAKE_RESULTS"], os.environ["SLURM_JOB_ID"], "logs", "eval_results")
+    os.makedirs(out, exist_ok=True)
+    seen = {name: os.environ.get(name) for name in ("MODEL_NAME", "EVAL_CONC", "RUN_EVAL", "EVAL_ONLY", "EVAL_LIMIT")}
+    with open(os.path.join(out, "meta_env.json"), "w") as f:
+        json.dump({"argv": command, "env": seen}, f)
+    print(f"fake {args.step}: {command} ({args.behaviour})", flush=True)
+    if args.behaviour == "fail":
+        print("fake eval: lm-eval: accuracy below threshold", flush=True)
+        sys.exit(3)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--step", required=True)
@@ -227,6 +241,8 @@ def main():
         router(args, args.command)
     elif args.step.startswith("benchmark"):
         benchmark(args, args.command)
+    elif args.step == "post_eval":
+        post_eval(args, args.command)
     else:
         sys.exit(f"fake step: no fake for step {args.step!r}")
 

@@ -35,6 +35,11 @@
 #   restart-twice  the same with max_restarts 1, and decode_0_r1 ending too: failed (engine), the
 #               reason naming both exits
 #   restart-never  restart: never, decode_0 ending the same way: failed (engine), as without a policy
+#   eval-after  post_eval.command as InferenceX's lanes set it and RUN_EVAL=true in the job's
+#               environment: after the sweep passed, the step post_eval runs the command with
+#               {endpoint} and {infmax_workspace} filled in, MODEL_NAME and EVAL_CONC set; it
+#               fails (exit 3), and the job still completes (srtctl's rule), saying so
+#   eval-only   the same with EVAL_ONLY=true: no benchmark step, the eval's failure is the job's
 # Usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE
 set -euo pipefail
 helper=${1:?usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE}
@@ -122,6 +127,13 @@ if [[ "$case" == conc-* ]]; then
   sed -i -e '/^  concurrencies: /d' -e 's/\${SRT_BENCHMARK_CONCURRENCIES:-4 8 16 32 64 128}/${CONC_LIST}/' "$recipe"
   grep -q '${SRT_BENCHMARK_CONCURRENCIES' "$recipe" && fail "the recipe still reads SRT_BENCHMARK_CONCURRENCIES"
 fi
+if [[ "$case" == eval-* ]]; then
+  cat >> "$recipe" <<'YAML'
+post_eval:
+  command: [bash, "{infmax_workspace}/benchmarks/multi_node/srt_eval.sh", "{endpoint}", "{infmax_workspace}"]
+  passthrough_env: [EVAL_LIMIT]
+YAML
+fi
 mkdir -p "$work/infmax-workspace/utils"
 ln -s "$src/tests/standins" "$work/infmax-workspace/utils/bench_serving"
 nodelist='node[1-2]'
@@ -148,6 +160,8 @@ case "$case" in
   conc-list) steps="benchmark=srtctl" conc=(CONC_LIST="4 8 16") ;;
   conc-missing) steps="benchmark=srtctl-short" conc=(CONC_LIST="4 8 16") ;;
   restart|restart-never) steps="decode_0=exit-on-benchmark benchmark_c4=awhile" ;;
+  eval-after) steps="post_eval=fail" conc=(RUN_EVAL=true EVAL_LIMIT=20) ;;
+  eval-only) steps="post_eval=fail" conc=(EVAL_ONLY=True) ;;
   restart-twice) steps="decode_0=exit-on-benchmark decode_0_r1=exit-on-benchmark benchmark_c4=awhile" ;;
   *) echo "launch_paths_test.sh: no case '$case'" >&2; exit 2 ;;
 esac
@@ -302,6 +316,31 @@ PY
     echo "relaunch timing: ${relaunched#*decode_0: }" ;;
   restart-twice)
     expect 1 failed engine node2 "^decode:0 on node2 ended \(exit code 3\) during benchmark; decode_0 has had its 1 relaunch \(restart: on-failure, max_restarts 1\): decode_0 exit 3 at [0-9T:Z-]+, decode_0_r1 exit 3 at [0-9T:Z-]+$" ;;
+  eval-after|eval-only)
+    meta="$work/results/$jid/logs/eval_results/meta_env.json"
+    [[ -f "$meta" ]] || fail "the eval step did not run"
+    [[ -f "$work/results/$jid/logs/eval.out" ]] || fail "no eval.out"
+    /usr/bin/python3 - "$meta" "$case" <<'PY' || fail "the eval's argv or environment: $(cat "$meta")"
+import json, sys
+m = json.load(open(sys.argv[1]))
+argv, env = m["argv"], m["env"]
+argv = argv[argv.index("--") + 1:]  # after srt-exec's own options
+assert argv[:2] == ["bash", "/infmax-workspace/benchmarks/multi_node/srt_eval.sh"], argv
+assert argv[2].startswith("http://127.0.0.1:") and argv[3] == "/infmax-workspace", argv
+assert env["MODEL_NAME"] == "deepseek-ai/DeepSeek-V4-Pro", env  # the workers' --model
+assert env["EVAL_CONC"] == "128", env  # the largest point of the grid
+if sys.argv[2] == "eval-after":
+    assert env["RUN_EVAL"] == "true" and env["EVAL_LIMIT"] == "20", env
+PY
+    if [[ "$case" == eval-after ]]; then
+      expect 0 completed "" "" "^benchmark finished; eval ended \(exit code 3\)$"
+      [[ "$(points)" == "c4=ok c8=ok c16=ok c32=ok c64=ok c128=ok" ]] || fail "points: $(points)"
+      grep -q "the benchmark's result stands (the job's RUN_EVAL: a failing eval does not fail the job)" "$work/out" ||
+        fail "the eval's failure was not said"
+    else
+      expect 1 failed benchmark node1 "^eval ended \(exit code 3\)"
+      compgen -G "$work/pids/benchmark*" >/dev/null && fail "a benchmark step ran under EVAL_ONLY"
+    fi ;;
   restart-never)
     expect 1 failed engine node2 "^decode:0 on node2 ended \(exit code 3\) during benchmark$"
     [[ ! -f "$work/pids/decode_0_r1" ]] || fail "decode_0 was relaunched under restart: never" ;;
