@@ -51,6 +51,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "stall|test-launch-stall.sh|whole"
     "stall-point|test-launch-stall.sh|point"
     "restart|test-launch-restart.sh|"
+    "inferencex-driver|test-inferencex-driver.sh|"
     "router-warmup|test-launch-router-warmup.sh|"
     "wedged-rank|test-launch-wedged-rank.sh|"
     "rdma-unready|test-launch-rdma-unready.sh|"
