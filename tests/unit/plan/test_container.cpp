@@ -86,6 +86,28 @@ TEST_CASE("container spec: RDMA workers get the devices, the providers read-only
   CHECK_FALSE(router.unlimited_memlock);
 }
 
+TEST_CASE("container spec: an aggregated worker moves no KV bytes: no RDMA devices, whatever the connector") {
+  // An aggregated ATOM recipe with the connector left at its default (InferenceX's single-node
+  // agentic recipes): the worker runs with no peer, so needs neither the devices nor memlock.
+  srt::Recipe r = dsv4_1p1d();
+  r.resources.prefill_nodes = r.resources.decode_nodes = 0;
+  r.resources.prefill_workers = r.resources.decode_workers = 0;
+  r.resources.decode_nodes_given = false;
+  r.resources.agg_nodes = 1;
+  r.resources.agg_workers = 1;
+  r.resources.gpus_per_agg = 8;
+  r.backend.aggregated_config = r.backend.prefill_config;
+  r.backend.mooncake_protocol = "rdma";
+  const srt::Plan plan = srt::make_plan(r, lab_profile(), inputs(1));
+  const srt::Process* agg = plan.find("agg:0");
+  REQUIRE(agg);
+  for (const auto& m : agg->container.mounts) {
+    CHECK(m.container != "/dev/infiniband");
+    CHECK(m.container != "/etc/libibverbs.d");
+  }
+  CHECK_FALSE(agg->container.unlimited_memlock);
+}
+
 TEST_CASE("container spec: a kv-relay runs on the host") {
   srt::Recipe r = dsv4_2p1d();
   r.backend.enable_kv_events = true;
