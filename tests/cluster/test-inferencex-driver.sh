@@ -109,4 +109,59 @@ out=$("$SRT_HELPER" report --check "$broken" --conc-list "4 8" 2>&1) && lab_fail
 echo "$out" | tail -3
 "$SRT_HELPER" report "$dir" --no-pictures | head -5
 launch_assert_clean "$jid" 10
-echo "PASS: srtctl apply as InferenceX's driver calls it, job $jid COMPLETED 0:0 with its eval, the tree judged as the collector judges it, in $(lab_elapsed "$t0") s"
+echo "multi-node (a1): job $jid COMPLETED 0:0 with its eval, the tree judged as the collector judges it, in $(lab_elapsed "$t0") s"
+
+# (a2), the single-node point: an aggregated variant of the twin picked as FILE:zip_override_...[0],
+# --output, the lane's srun_options and benchmark.env, the single-node eval; the collector then
+# reads logs/<RESULT_FILENAME>.json (non-empty) and logs/infx-eval-exit-code.
+single="$work/dsv4-agg.yaml"
+/usr/bin/python3 - "$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml" "$single" <<'PY'
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+doc["name"] = "lab-atom-dsv4-agg-tp8"
+doc["roles"] = {"agg": doc["roles"]["prefill"]}
+for k in ("connector", "mooncake_protocol"):
+    doc["engine"].pop(k, None)
+bench = doc["benchmark"]
+bench.pop("concurrencies", None)
+# InferenceX's single-node fixed-sequence point: one client run at $CONC, its result in
+# $RESULT_DIR/$RESULT_FILENAME.json.
+bench["command"] = "\n".join([
+    "set -eo pipefail",
+    "source /infmax-workspace/benchmarks/benchmark_lib.sh --validation-only",
+    "check_env_vars CONC RESULT_FILENAME RESULT_DIR SRT_FRONTEND_HOST SRT_FRONTEND_PORT",
+    "python3 /infmax-workspace/utils/bench_serving/benchmark_serving.py --backend openai"
+    " --base-url http://${SRT_FRONTEND_HOST}:${SRT_FRONTEND_PORT} --endpoint /v1/completions"
+    " --model deepseek-ai/DeepSeek-V4-Pro --tokenizer deepseek-ai/DeepSeek-V4-Pro --dataset-name random"
+    " --random-input-len 64 --random-output-len 16 --random-range-ratio 1.0 --num-warmups 2"
+    " --num-prompts 16 --max-concurrency ${CONC} --request-rate inf --ignore-eos"
+    " --percentile-metrics ttft,tpot,itl,e2el --save-result --disable-tqdm"
+    " --result-dir ${RESULT_DIR} --result-filename ${RESULT_FILENAME}.json",
+])
+variants = {"base": doc, "zip_override_conc": {"benchmark": {"env": {"CONC": ["4", "8"]}},
+                                               "roles": {"agg": {"args": {"max-num-seqs": [8, 16]}}}}}
+yaml.safe_dump(variants, open(sys.argv[2], "w"), sort_keys=False)
+PY
+single_eval='["bash", "{infmax_workspace}/benchmarks/single_node/srt_eval.sh", "{endpoint}", "/logs/infx-eval-exit-code"]'
+name=dsv4_1k1k_fp4_atom_tp8_conc4
+t1=$(lab_now)
+rc=0
+(cd "$checkout" &&
+  PATH="$srtctl_dir:$LAB_BASE/bin:$PATH" SRTSLURM_CONFIG="$LAB_BASE/etc/srt/cluster.yaml" RUN_EVAL=true   srtctl apply --json --yes --output "$checkout/srt-single.ab12/outputs"     --set 'srun_options.container-workdir="/infmax-workspace"'     --set benchmark.env.RESULT_FILENAME="$name" --set benchmark.env.RUN_EVAL=true --set benchmark.env.EVAL_ONLY=false     --set benchmark.env.FRAMEWORK=atom --set benchmark.env.RESULT_DIR="/logs"     --set "post_eval.command=$single_eval" --set 'post_eval.passthrough_env=["CONC"]'     --file "$single:zip_override_conc[0]" > "$work/srt-single.json" 2> "$work/apply-single.err") || rc=$?
+cat "$work/apply-single.err"
+(( rc == 0 )) || { cat "$work/srt-single.json"; lab_fail "srtctl apply (single-node) exited $rc"; }
+read -r jid dir < <(/usr/bin/python3 -c 'import json,sys; m = json.loads(open(sys.argv[1]).read()); assert m["status"] == "submitted", m; print(m["slurm_job_id"], m["output_dir"])' "$work/srt-single.json") ||
+  lab_fail "the single-node manifest: $(cat "$work/srt-single.json")"
+[[ -f "$dir/logs/sweep_$jid.log" ]] || lab_fail "no sweep log for the single-node job"
+result=$(lab_wait_job "$jid" 300) || { cat "$dir/logs/sweep_$jid.log"; launch_show "$jid"; lab_fail "job $jid: $result"; }
+echo "$result"
+/usr/bin/python3 - "$dir/logs/$name.json" "$dir/logs/infx-eval-exit-code" <<'PY' || lab_fail "the single-node point's result or eval exit code"
+import json, os, sys
+assert os.path.getsize(sys.argv[1]) > 0
+r = json.load(open(sys.argv[1]))
+assert r["max_concurrency"] == 4 and r["completed"] == 16, {k: r.get(k) for k in ("max_concurrency", "completed")}
+assert open(sys.argv[2]).read().strip() == "0", open(sys.argv[2]).read()
+PY
+launch_assert_clean "$jid" 10
+echo "single-node (a2): job $jid COMPLETED 0:0, logs/$name.json and infx-eval-exit-code 0, in $(lab_elapsed "$t1") s"
+echo "PASS: srtctl apply as InferenceX's driver calls it, multi-node and single-node, in $(lab_elapsed "$t0") s"
