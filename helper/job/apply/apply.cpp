@@ -1,5 +1,8 @@
 #include "apply.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -153,11 +156,26 @@ void write_metadata(const std::string& base, const Submission& s) {
 // `admin_path` ("" = the built-in default). $SRTSLURM_CONFIG is not looked at here: to srt-helper
 // it names the profile itself (this_host.hpp). None when there is no such file, or it is the
 // admin's profile.
+// Only a file this user (or root) wrote is read, in a directory nobody else can write: its aliases
+// name the images the job runs, and a file planted in a shared parent (/tmp/srtslurm.yaml above a
+// checkout in /tmp/a/b) would choose them for whoever runs apply below it.
+bool owned_here(const struct stat& st) {
+  return (st.st_uid == ::geteuid() || st.st_uid == 0) && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
 std::optional<RunnerConfig> runner_config(const std::string& admin_path) {
   for (const char* dir : {".", "..", "../.."}) {
     const fs::path file = fs::path(dir) / "srtslurm.yaml";
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) continue;
+    struct stat f {}, d {};
+    if (::lstat(file.c_str(), &f) != 0) continue;
+    if (!S_ISREG(f.st_mode) || ::stat(dir, &d) != 0 || !owned_here(f) || !owned_here(d)) {
+      std::fprintf(stderr,
+                   "note: %s: not read: a runner's srtslurm.yaml must be a regular file of this user's (or root's), "
+                   "in a directory only they can write\n",
+                   absolute(file.string()).c_str());
+      return std::nullopt;
+    }
     if (!admin_path.empty() && fs::equivalent(file, admin_path, ec)) return std::nullopt;
     const Document runner = load_yaml_file(absolute(file.string()));
     const Json admin = admin_path.empty() ? Json::object() : load_yaml_file(admin_path).root;

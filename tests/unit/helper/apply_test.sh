@@ -156,6 +156,17 @@ doc = yaml.safe_load(open(sys.argv[1]))
 assert doc["model"]["path"] == sys.argv[2], doc["model"]
 PY
 grep -q "model.path: runner-model -> $work/models/v4" "$work/err" || fail "the resolved alias was not said"
+# A file others can write (planted in a shared parent) is not read: its aliases would pick the images.
+chmod 666 "$work/ckpt/srtslurm.yaml"
+(cd "$work/ckpt" && apply 0 -f "$work/aliased.yaml" --json)
+grep -q "srtslurm.yaml: not read: a runner's srtslurm.yaml must be a regular file of this user's" "$work/err" ||
+  fail "a world-writable srtslurm.yaml was read"
+grep -qx -- "--srt-recipe=$work/aliased.yaml" "$work/rec/sbatch.args" || fail "a world-writable srtslurm.yaml's alias was resolved"
+chmod 644 "$work/ckpt/srtslurm.yaml"
+chmod 777 "$work/ckpt"
+(cd "$work/ckpt" && apply 0 -f "$work/aliased.yaml" --json)
+grep -q "srtslurm.yaml: not read" "$work/err" || fail "a srtslurm.yaml in a world-writable directory was read"
+grep -qx -- "--srt-recipe=$work/aliased.yaml" "$work/rec/sbatch.args" || fail "the alias of a srtslurm.yaml others could swap was resolved"
 rm -r "$work/ckpt"
 
 # A job directory planted before the release (a symlink into somewhere else): refused, cancelled.
