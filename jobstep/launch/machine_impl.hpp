@@ -78,6 +78,7 @@ class Launch {
                                 const std::string& out, int status, const std::vector<std::string>& silent);
   void preflight();
   void start_workers();
+  bool probe_ready(const Process& p, std::string& why) const;
   void wait_healthy();
   void canary_ranks();
   std::string model_of(const std::string& host, int port);

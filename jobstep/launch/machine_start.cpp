@@ -213,6 +213,16 @@ void Launch::start_workers() {
                 (relays ? " after " + std::to_string(relays) + " kv-relay steps" : ""));
 }
 
+// One readiness probe of `p` (its Plan's http readiness); false with `why` saying whose probe,
+// where and what answered, for the console and the job's reason.
+bool Launch::probe_ready(const Process& p, std::string& why) const {
+  const ProbeResult r = http_get(address(p), p.readiness.port, p.readiness.path);
+  if (!r.ok)
+    why = p.name + " on " + p.node + " (http://" + address(p) + ":" + std::to_string(p.readiness.port) +
+          p.readiness.path + ": " + r.why + ")";
+  return r.ok;
+}
+
 void Launch::wait_healthy() {
   enter("healthy");
   std::vector<const Process*> workers;
@@ -220,6 +230,7 @@ void Launch::wait_healthy() {
     if (p.is_worker() && p.readiness.kind == "http") workers.push_back(&p);
   std::set<const Process*> healthy;
   std::map<const Process*, std::string> why;
+  for (const Process* w : workers) why[w] = w->name + " on " + w->node + " (not probed yet)";
   double last_probe = -1, last_print = -1;
   std::size_t printed = std::size_t(-1);
   const bool all_healthy = sys::poll_until(job_.health_budget_seconds, kPoll, [&] {
@@ -227,12 +238,8 @@ void Launch::wait_healthy() {
     const double now = console_.seconds();
     if (now - last_probe >= kProbeSeconds) {
       last_probe = now;
-      for (const Process* w : workers) {
-        if (healthy.count(w)) continue;
-        const ProbeResult r = http_get(address(*w), w->readiness.port, w->readiness.path);
-        if (r.ok) healthy.insert(w);
-        else why[w] = r.why;
-      }
+      for (const Process* w : workers)
+        if (!healthy.count(w) && probe_ready(*w, why[w])) healthy.insert(w);
     }
     if (healthy.size() != printed || now - last_print >= kProgressSeconds) {
       console_.line("workers healthy " + std::to_string(healthy.size()) + "/" + std::to_string(workers.size()));
@@ -246,8 +253,7 @@ void Launch::wait_healthy() {
   std::vector<std::string> nodes;
   for (const Process* w : workers)
     if (!healthy.count(w)) {
-      missing += (missing.empty() ? "" : "; ") + w->name + " on " + w->node + " (http://" + address(*w) + ":" +
-                 std::to_string(w->readiness.port) + w->readiness.path + ": " + why[w] + ")";
+      missing += (missing.empty() ? "" : "; ") + why[w];
       if (std::find(nodes.begin(), nodes.end(), w->node) == nodes.end()) nodes.push_back(w->node);
     }
   throw failed(Cause::not_healthy, "workers not healthy after " + std::to_string(job_.health_budget_seconds) +

@@ -213,14 +213,8 @@ bool Launch::wait_endpoint_healthy(Role role, int index, int attempt, std::strin
     const double now = console_.seconds();
     if (now - last_probe < kProbeSeconds) return false;
     last_probe = now;
-    for (const Process* p : probed) {
-      const ProbeResult r = http_get(address(*p), p->readiness.port, p->readiness.path);
-      if (!r.ok) {
-        why = p->name + " on " + p->node + " (http://" + address(*p) + ":" + std::to_string(p->readiness.port) +
-              p->readiness.path + ": " + r.why + ")";
-        return false;
-      }
-    }
+    for (const Process* p : probed)
+      if (!probe_ready(*p, why)) return false;
     return true;
   }) && restarts_of(label) == attempt;
 }
