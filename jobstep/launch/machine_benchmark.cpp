@@ -2,6 +2,7 @@
 // (sweep.hpp), watched for stalls (stall.hpp), and the results judged by the one validity gate.
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
 #include "srt/collector_rules.hpp"
@@ -100,22 +101,34 @@ std::string Launch::set_aside_point(int concurrency, int run) {
 
 // A command that does not read SRT_BENCHMARK_CONCURRENCIES: one step loops over the grid
 // itself, so a stall can only end the whole sweep.
-void Launch::run_whole_sweep(const Process& bench) {
-  std::size_t index = 0;
+// Runs `p` as a step, again each time a worker's relaunch interrupts it (each relaunch bounded by
+// its endpoint's max_restarts), until it ends or stalls; `before(run)` comes before each start
+// (run 0 first), and the restart record says `rerun` ran again. `index`: the last step's, in steps_.
+Launch::StepEnd Launch::run_until_uninterrupted(const Process& p, const std::string& rerun, std::size_t& index,
+                                                const std::function<void(int)>& before) {
   StepEnd end = StepEnd::interrupted;
-  // A worker relaunched during the sweep: the recipe's own loop is run again from its start
-  // (each point's result file is written afresh), at most once per relaunch.
   for (int run = 0; end == StepEnd::interrupted; ++run) {
+    before(run);
     if (run > 0) {
-      console_.line("benchmark: interrupted by a worker's relaunch; the whole sweep runs again (its step loops over "
-                    "every point itself)");
-      if (!restart_events_.empty()) restart_events_.back().rerun = "the whole sweep";
+      if (!restart_events_.empty()) restart_events_.back().rerun = rerun;
       write_restarts();
     }
-    start(bench);
+    start(p);
     index = steps_.size() - 1;
     end = await_step(index);
   }
+  return end;
+}
+
+void Launch::run_whole_sweep(const Process& bench) {
+  std::size_t index = 0;
+  // A worker relaunched during the sweep: the recipe's own loop is run again from its start
+  // (each point's result file is written afresh).
+  const StepEnd end = run_until_uninterrupted(bench, "the whole sweep", index, [this](int run) {
+    if (run > 0)
+      console_.line("benchmark: interrupted by a worker's relaunch; the whole sweep runs again (its step loops over "
+                    "every point itself)");
+  });
   if (end == StepEnd::stalled) {
     const std::string why = "benchmark stalled: nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ +
                             "); the benchmark and every worker were stopped (--stall-timeout " + std::to_string(stall_) + ")";
@@ -152,27 +165,20 @@ void Launch::run_points() {
       continue;
     }
     std::size_t index = 0;
-    StepEnd end = StepEnd::interrupted;
     // A worker relaunched while the point ran: what it measured spans the death, so its result
-    // is set aside and the point runs again on the endpoint that came back (each time bounded by
-    // the endpoint's max_restarts).
-    for (int run = 0; end == StepEnd::interrupted; ++run) {
+    // is set aside and the point runs again on the endpoint that came back.
+    const StepEnd end = run_until_uninterrupted(pt.process, tag, index, [&](int run) {
       if (run > 0) {
         pt.interrupted = run;
         const std::string aside = set_aside_point(pt.concurrency, run);
         console_.line("benchmark " + tag + ": interrupted by a worker's relaunch; run again" +
                       (aside.empty() ? "" : " (" + aside + " set aside)"));
-        if (!restart_events_.empty()) restart_events_.back().rerun = tag;
-        write_restarts();
       }
       pt.state = "running";
       write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
       console_.line("benchmark " + tag + ": step " + pt.process.step_name + " on " + pt.process.node + " -> " +
                     pt.process.log_file);
-      start(pt.process);
-      index = steps_.size() - 1;
-      end = await_step(index);
-    }
+    });
     if (end == StepEnd::stalled) {
       pt.state = "stalled";
       pt.reason = "nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ + "; --stall-timeout " +

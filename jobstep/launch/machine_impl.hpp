@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -102,6 +103,8 @@ class Launch {
   std::string run_benchmark();  // how it finished, for the outcome
   enum class StepEnd { ended, stalled, interrupted };  // interrupted: a worker was relaunched meanwhile
   StepEnd await_step(std::size_t index);
+  StepEnd run_until_uninterrupted(const Process& p, const std::string& rerun, std::size_t& index,
+                                  const std::function<void(int)>& before);
   std::string set_aside_point(int concurrency, int attempt);
   void run_whole_sweep(const Process& bench);
   void run_points();
