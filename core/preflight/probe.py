@@ -131,17 +131,40 @@ def picks_by_device(index):
     for n in ast.walk(index):
         if isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None)) == "current_device":
             return True
-    return any(i in ("local_rank", "local_gpu", "gpu_id") for i in identifiers(index))
+    return any(i in ("local_rank", "local_gpu", "gpu_id", "current_device") for i in identifiers(index))
+
+
+NIC_PREFIX = re.compile(r"(rdma|ionic_)(%d|%s|\{)")
+
+
+def names_nic_by_index(node):
+    """A NIC name built from an index, as ATOM's auto-pick does: f"rdma{n}", "ionic_%d" % n,
+    "rdma{}".format(n) or "rdma" + str(n)."""
+    if isinstance(node, ast.JoinedStr):
+        texts = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        return any(t.endswith(("rdma", "ionic_")) for t in texts) and \
+            any(isinstance(v, ast.FormattedValue) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+        text = node.left.value
+        return (isinstance(node.op, ast.Mod) and NIC_PREFIX.match(text) is not None) or \
+            (isinstance(node.op, ast.Add) and text in ("rdma", "ionic_"))
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "format" and \
+            isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
+        return NIC_PREFIX.match(node.func.value.value) is not None
+    return False
 
 
 def rdma_nic_selection(pkg):
-    """How the image's ATOM gives Mooncake its NICs under RDMA (atom-mooncake-source-facts.md):
-    all-listed: the ib_device string (kv-transfer-config, else ATOM_MOONCAKE_IB_DEVICE) goes whole
-    to TransferEngine.initialize on every rank, so every rank opens every NIC listed (ATOM at
-    ffdf3bb5d; PR #1921's alternate-HCA mode and the matched-rails pool keep that per rank);
-    per-rank: the connector takes one entry of a NIC list by the rank's GPU (the minimal change
-    the facts describe, ib_devices[torch.cuda.current_device()]), so the Plan could give each rank
-    its own NIC; unknown: no Mooncake connector found, or it does not read ib_device."""
+    """How the image's ATOM gives Mooncake its NICs under RDMA (atom-mooncake-source-facts.md,
+    "RDMA: how a rank picks its NIC" and "ATOM's connector as of late September 2026"):
+    per-rank: the connector can give each rank one NIC of its own, from the rank's GPU: it builds
+    a NIC name from the rank's physical GPU index (rdma<N>, then ionic_<N>, N the rank's entry in
+    the visibility variable: today's _auto_select_ib_device, and the older auto-pick) when nothing
+    is configured, or it takes one entry of a NIC list by the rank's device; a configured list
+    still goes whole to every rank there;
+    all-listed: it only hands the ib_device string (kv-transfer-config, else
+    ATOM_MOONCAKE_IB_DEVICE) whole to TransferEngine.initialize, so every rank opens every NIC
+    listed; unknown: no Mooncake connector found, or it does not read ib_device."""
     path = os.path.join(pkg, "kv_transfer", "disaggregation", "mooncake", "mooncake_connector.py")
     if not os.path.isfile(path):
         path = None
@@ -157,12 +180,18 @@ def rdma_nic_selection(pkg):
         tree = ast.parse(source)
     except (OSError, SyntaxError, ValueError) as e:
         return "unknown", "%s: %s" % (path, e.__class__.__name__)
+    device_indexed = False
     for n in ast.walk(tree):
-        if isinstance(n, ast.Subscript) and picks_by_device(n.slice) and \
-                any(w in NIC_WORDS for i in identifiers(n.value) for w in i.lower().split("_")):
-            return "per-rank", "%s:%d" % (path, n.lineno)
+        if isinstance(n, ast.Subscript) and picks_by_device(n.slice):
+            if any(w in NIC_WORDS for i in identifiers(n.value) for w in i.lower().split("_")):
+                return "per-rank", "%s:%d" % (path, n.lineno)
+            device_indexed = True
     if "ib_device" not in source:
         return "unknown", path + " does not read ib_device"
+    if device_indexed:
+        for n in ast.walk(tree):
+            if names_nic_by_index(n):
+                return "per-rank", "%s:%d" % (path, n.lineno)
     return "all-listed", path
 
 

@@ -123,12 +123,14 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
                     (pinned == "auto" ? "" : " (the profile pins kv_events_capability: " + pinned + ")"));
   // RDMA: what the images do with the worker's NIC list; the Plan gives every rank all of them
   // (srt-helper plan shows which one carries each rank's data), which per-rank images would not
-  // need (atom-mooncake-source-facts.md, "RDMA: how a rank picks its NIC").
+  // need where their pick is the pairing's (atom-mooncake-source-facts.md, "RDMA: how a rank
+  // picks its NIC" and "ATOM's connector as of late September 2026").
   if (job.recipe.backend.mooncake_over_rdma()) {
     const std::string nics = common_rdma_nic_selection(v.prints);
     v.notes.push_back("RDMA NIC selection of the engine images: " + nics +
                       (nics == "all-listed"   ? " (every rank opens every NIC of its worker; data leaves by its GPU's NIC)"
-                       : nics == "per-rank" ? " (each rank could take one NIC of a list; the Plan still lists all)"
+                       : nics == "per-rank" ? " (with no list each rank would take its own NIC by its GPU; the Plan lists "
+                                              "every paired NIC, so each rank opens them all)"
                                             : ""));
   }
   if (job.recipe.backend.enable_kv_events && pinned == "auto") {

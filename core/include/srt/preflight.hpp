@@ -23,9 +23,9 @@ struct Fingerprint {
   bool engine_found = false;
   std::string engine_error, engine_version, engine_commit;
   std::string kv_events_capability = "unknown";  // offset | connect | none | unknown
-  // Under RDMA, how the engine gives Mooncake its NICs (probe.py rdma_nic_selection): all-listed
-  // (every rank opens every NIC of ib_device, ATOM today) | per-rank (one entry per rank's GPU) |
-  // unknown.
+  // Under RDMA, how the engine gives Mooncake its NICs (probe.py rdma_nic_selection): per-rank
+  // (it can give each rank its own NIC from its GPU: ATOM's rdma<N>/ionic_<N> auto-pick when no
+  // list is configured) | all-listed (it only hands ib_device whole to every rank) | unknown.
   std::string rdma_nic_selection = "unknown";
   // Mooncake (import mooncake.engine)
   bool mooncake_found = false;

@@ -32,8 +32,9 @@ YAML
   > "$work/lab.out" 2>&1 || { cat "$work/lab.out"; fail "the stand-ins are not ready"; }
 cat "$work/lab.out"
 grep -q "0.1.4.dev113+g4e0848dcd (commit 4e0848dcd)" "$work/lab.out" || fail "the stand-in engine's version is not shown"
-# The stand-in's Mooncake connector hands ib_device whole to Mooncake, as ATOM at ffdf3bb5d does.
-grep -q "RDMA NICs: all-listed$" "$work/lab.out" || fail "the stand-in's NIC selection is not all-listed"
+# The stand-in's Mooncake connector picks rdma<N>/ionic_<N> by the rank's physical GPU when no
+# list is configured, as ATOM's auto-pick does: one NIC per rank.
+grep -q "RDMA NICs: per-rank$" "$work/lab.out" || fail "the stand-in's NIC selection is not per-rank"
 
 # The NIC selection read from the connector's source (it is parsed, never imported): a copy of
 # the stand-in package whose connector takes one NIC per rank's GPU (the change the facts note
@@ -58,6 +59,22 @@ nic_case visible-only 'import os, torch
 def phys(ib_device):
     visible = os.environ["HIP_VISIBLE_DEVICES"].split(",")
     return ib_device, visible[torch.cuda.current_device()]' all-listed
+# Today's connector (ROCm/ATOM, late September 2026): with nothing configured each rank takes
+# rdma<N>, else ionic_<N>, N its entry in the visibility variable; a configured list goes whole.
+nic_case today 'import os, torch
+def _auto_select_ib_device(phys_idx):
+    for name in (f"rdma{phys_idx}", f"ionic_{phys_idx}"):
+        if os.path.isdir("/sys/class/infiniband/" + name):
+            return name
+    return f"rdma{phys_idx}"
+def _select_ib_devices(protocol, ib_device):
+    if ib_device:
+        return ib_device
+    visible = (os.environ.get("ROCR_VISIBLE_DEVICES") or os.environ.get("HIP_VISIBLE_DEVICES") or "").split(",")
+    return _auto_select_ib_device(int(visible[torch.cuda.current_device()]))' per-rank
+# A connector that only hands on what is configured: every rank opens the whole list.
+nic_case list-only 'def _select(protocol, ib_device):
+    return "" if protocol == "tcp" else ib_device' all-listed
 nic_case no-connector '' unknown
 nic_case not-python 'def (:' unknown
 
