@@ -106,6 +106,12 @@ void atom_bind(Process& w, const WorkerBinding& b, const std::string& host_ip, s
     set_env(w.env, "ATOM_NUMA_NODE", join(b.numa_nodes));
   }
   if (!b.cpus.empty()) set_env(w.env, "SRT_WORKER_CPUS", b.cpus);
+  // A recipe that chose the NICs itself (ATOM_MOONCAKE_IB_DEVICE) or matched rails (which need one
+  // primary HCA per rank, ATOM's own pick or one configured device) keeps what it wrote: no list
+  // of ours, and no topology file, which inside Mooncake overrides any device filter.
+  for (const auto& [k, v] : w.env)
+    if (k == "ATOM_MOONCAKE_IB_DEVICE" || (k == "ATOM_MOONCAKE_MATCHED_RAILS" && !v.empty() && v != "0" && v != "false"))
+      return;
   if (!b.mooncake_topology.empty()) {
     // Mooncake silently ignores a topology file it cannot read, so the file must exist inside the
     // container: srt-exec writes SRT_MOONCAKE_TOPOLOGY to this path before it execs the engine.

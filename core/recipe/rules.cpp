@@ -2,6 +2,7 @@
 // wording kept recognisable) plus the few srt-spank adds because the process would otherwise fail
 // after loading the model.
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "extract.hpp"
@@ -146,6 +147,7 @@ class Rules {
         error(first_path, "ATOM config cannot override srtctl-managed argument(s): [" + managed + "]",
               "remove them; model, host, ports, -tp and --kv-transfer-config come from the recipe's resources and the Plan");
     }
+    matched_rails();
     const Resources& s = r_.resources;
     auto one_node = [&](const char* role, int explicit_gpus, int nodes, int workers) {
       const int gpus = gpus_per(explicit_gpus, nodes, workers);
@@ -165,6 +167,40 @@ class Rules {
       for (const char* role : {"prefill", "decode"})
         if (!(role[0] == 'p' ? r_.backend.prefill_config : r_.backend.decode_config).empty())
           warn(std::string("backend.atom_config.") + role, "is set but the recipe has no disaggregated workers; it is not used");
+    }
+  }
+
+  // ATOM's matched rails (ATOM_MOONCAKE_MATCHED_RAILS) need one primary HCA per rank: the
+  // connector refuses to start with a list of several ("Matched rails require a single primary
+  // HCA per engine"; atom-mooncake-source-facts.md, late September 2026). The worker's variable
+  // as srtctl merges it: the role's, then the recipe's environment over it.
+  void matched_rails() {
+    const std::pair<WorkerMode, const char*> modes[] = {{WorkerMode::prefill, "backend.prefill_environment"},
+                                                        {WorkerMode::decode, "backend.decode_environment"},
+                                                        {WorkerMode::agg, "backend.aggregated_environment"}};
+    for (const auto& [mode, role_path] : modes) {
+      std::string rails, list, list_path;
+      for (const auto& [path, env] : {std::pair<std::string, const EnvList*>{role_path, &r_.backend.environment(mode)},
+                                      std::pair<std::string, const EnvList*>{"environment", &r_.environment}})
+        for (const auto& [k, v] : *env) {
+          if (k == "ATOM_MOONCAKE_MATCHED_RAILS") rails = v;
+          if (k == "ATOM_MOONCAKE_IB_DEVICE") list = v, list_path = join_path(path, k);
+        }
+      if (rails.empty() || rails == "0" || rails == "false") continue;
+      std::set<std::string> nics;
+      for (std::size_t from = 0; from <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', from), list.size());
+        std::string nic = list.substr(from, comma - from);
+        nic.erase(0, nic.find_first_not_of(" \t"));
+        nic.erase(nic.find_last_not_of(" \t") + 1);
+        if (!nic.empty()) nics.insert(nic);
+        from = comma + 1;
+      }
+      if (nics.size() > 1)
+        error(list_path,
+              "names " + std::to_string(nics.size()) + " NICs with ATOM_MOONCAKE_MATCHED_RAILS set: matched rails need one "
+              "primary HCA per rank, and ATOM refuses to start with a list",
+              "give one NIC, or leave ATOM_MOONCAKE_IB_DEVICE out so each rank picks its GPU's own");
     }
   }
 

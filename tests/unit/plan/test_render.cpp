@@ -144,6 +144,35 @@ TEST_CASE("apply_binding names the paired NICs for RDMA and the NUMA nodes") {
   CHECK(env_of(w, "ATOM_HOST_IP") == "192.168.9.1");
 }
 
+TEST_CASE("apply_binding keeps the NICs a recipe chose itself, and leaves matched rails one NIC per rank") {
+  srt::Recipe r = dsv4_1p1d();
+  r.backend.mooncake_protocol = "rdma";
+  srt::WorkerBinding b;
+  b.gpus = {0, 1};
+  b.ib_devices = {"ionic_4", "ionic_0"};
+  b.numa_nodes = {0, 0};
+  b.mooncake_topology = R"({"hip:0": [["ionic_4"], ["ionic_0"]]})";
+  for (const auto& [name, value] : {std::pair<std::string, std::string>{"ATOM_MOONCAKE_IB_DEVICE", "rdma3"},
+                                    std::pair<std::string, std::string>{"ATOM_MOONCAKE_MATCHED_RAILS", "auto"}}) {
+    INFO(name);
+    srt::Recipe chose = r;
+    chose.backend.prefill_environment.emplace_back(name, value);
+    srt::Plan plan = srt::make_plan(chose, srt::default_profile(), inputs(2));
+    srt::Process w = *plan.find("prefill:0");
+    srt::apply_binding(w, b, "192.168.9.1", srt::default_profile(), 4242);
+    CHECK(arg_after(w, "--kv-transfer-config").find("ib_device") == std::string::npos);
+    CHECK(env_of(w, "MC_CUSTOM_TOPO_JSON") == "<unset>");  // it would override any device filter
+    CHECK(env_of(w, name) == value);
+    CHECK(env_of(w, "ATOM_NUMA_NODE") == "0,0");  // the rest of the binding still applies
+  }
+  // Matched rails switched off ("0") is no choice: the paired list as always.
+  srt::Recipe off = r;
+  off.backend.prefill_environment.emplace_back("ATOM_MOONCAKE_MATCHED_RAILS", "0");
+  srt::Process w = *srt::make_plan(off, srt::default_profile(), inputs(2)).find("prefill:0");
+  srt::apply_binding(w, b, "192.168.9.1", srt::default_profile(), 4242);
+  CHECK(env_of(w, "ATOM_MOONCAKE_IB_DEVICE") == "ionic_4,ionic_0");
+}
+
 TEST_CASE("benchmark: a command that reads SRT_BENCHMARK_CONCURRENCIES is planned one step per point") {
   srt::Recipe r = dsv4_2p1d();
   r.benchmark.concurrencies = {256, 512, 768};

@@ -118,6 +118,24 @@ TEST_CASE("warnings for booleans in the environment and KV events nobody reads",
   CHECK(kv.source.warnings.at(0).key_path == "backend.enable_kv_events");
 }
 
+TEST_CASE("matched rails with a list of NICs are refused: ATOM needs one primary HCA per rank", "[recipe]") {
+  const std::string pd = "name: t\nmodel: {path: m, container: c}\n"
+                         "resources: {gpus_per_node: 8, prefill_nodes: 1, decode_nodes: 1, prefill_workers: 1, decode_workers: 1}\n"
+                         "frontend: {type: atomesh, enable_multiple_frontends: false}\n"
+                         "backend: {type: atom, connector: mooncake, mooncake_protocol: rdma, ";
+  CHECK_THROWS_WITH(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: auto, ATOM_MOONCAKE_IB_DEVICE: 'rdma0, rdma1'}}\n"),
+                    Catch::Contains("backend.prefill_environment.ATOM_MOONCAKE_IB_DEVICE") &&
+                        Catch::Contains("names 2 NICs with ATOM_MOONCAKE_MATCHED_RAILS set"));
+  // The recipe's environment reaches every worker, over the role's.
+  CHECK_THROWS_WITH(load(pd + "decode_environment: {ATOM_MOONCAKE_MATCHED_RAILS: auto}}\n"
+                              "environment: {ATOM_MOONCAKE_IB_DEVICE: 'ionic_0,ionic_1,ionic_0'}\n"),
+                    Catch::Contains("environment.ATOM_MOONCAKE_IB_DEVICE"));
+  // One NIC, no list, or the rails off: accepted.
+  CHECK_NOTHROW(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: auto, ATOM_MOONCAKE_IB_DEVICE: 'rdma0,rdma0'}}\n"));
+  CHECK_NOTHROW(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: auto}}\n"));
+  CHECK_NOTHROW(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: '0', ATOM_MOONCAKE_IB_DEVICE: 'rdma0,rdma1'}}\n"));
+}
+
 TEST_CASE("the JSON Schema comes from the same table", "[recipe]") {
   const srt::Json s = srt::recipe_json_schema();
   CHECK(s["$schema"] == "https://json-schema.org/draft/2020-12/schema");
