@@ -106,8 +106,12 @@ r.pop("benchmark_outcome", None)
 json.dump(r, open(sys.argv[1], "w"))
 PY
 out=$("$SRT_HELPER" report --check "$broken" --conc-list "4 8" 2>&1) && lab_fail "6 % failed requests passed: $out"
-echo "$out" | tail -3
-"$SRT_HELPER" report "$dir" --no-pictures | head -5
+tail -3 <<< "$out"
+# Into a variable first: `report | head` under pipefail fails whenever head closes the pipe before
+# report has written its last line (SIGPIPE), as it did once in CI.
+table=$("$SRT_HELPER" report "$dir" --no-pictures) || lab_fail "report failed on the job's tree"
+grep -q "^run sa-bench_isl_64_osl_16 " <<< "$table" || { echo "$table"; lab_fail "report does not read srtctl's layout as one run"; }
+head -5 <<< "$table"
 launch_assert_clean "$jid" 10
 echo "multi-node (a1): job $jid COMPLETED 0:0 with its eval, the tree judged as the collector judges it, in $(lab_elapsed "$t0") s"
 
