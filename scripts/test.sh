@@ -63,7 +63,8 @@ main_build() {
 # The build matrix (docs/testing.md): in RELEASE's root filesystem (scripts/rootfs.sh; made by the
 # "rootfs" phases), with its GCC and Slurm: plugin, implementation, srt-helper and the unit tests
 # but pure core's Catch2 executables (the unit_tests_matrix target: they would compile the same
-# values-in, values-out code again, 3 to 4 minutes a release), warnings as errors, then
+# values-in, values-out code again; under the unity build that was under a minute a release,
+# 2026-12-05), warnings as errors, then
 # ctest -L unit -LE pure there; then that Slurm's RPM
 # and .deb from the same build (configured as the packages are, as the main build is: the
 # packaging tests package its binaries, compiling only the .deb's loader and srt-helper and the
