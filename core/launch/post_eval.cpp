@@ -24,17 +24,6 @@ std::string env_value(const EnvList& env, const std::string& name) {
   return out;
 }
 
-// NAME=value in place when the list has it (the benchmark's environment may carry the job's own),
-// else at the end.
-void put(EnvList& env, const std::string& name, const std::string& value) {
-  for (auto& [k, v] : env)
-    if (k == name) {
-      v = value;
-      return;
-    }
-  env.emplace_back(name, value);
-}
-
 // The model name the workers serve, as /v1/models lists it: --served-model-name where the argv
 // gives one, else the model argument (--model for ATOM and vLLM, --model-path for SGLang), which
 // each engine serves under its own name by default. "" when no worker's argv says.
@@ -81,12 +70,12 @@ Process eval_process(const Recipe& recipe, const Plan& plan, const Process& benc
       "http://" + env_value(bench.env, "SRT_FRONTEND_HOST") + ":" + env_value(bench.env, "SRT_FRONTEND_PORT");
   e.argv.clear();
   for (const auto& a : recipe.post_eval.command) e.argv.push_back(fill_eval_placeholders(a, endpoint, kWorkspaceInContainer));
-  if (const std::string served = served_model_name_of(plan); !served.empty()) put(e.env, "MODEL_NAME", served);
+  if (const std::string served = served_model_name_of(plan); !served.empty()) set_env(e.env, "MODEL_NAME", served);
   if (const auto conc = benchmark_variable(recipe, "EVAL_CONC", inherited_eval_conc)) {
-    put(e.env, "EVAL_CONC", conc->value);
+    set_env(e.env, "EVAL_CONC", conc->value);
   } else {
     const std::vector<int> points = expected_points(recipe, inherited_conc_list).points;
-    if (!points.empty()) put(e.env, "EVAL_CONC", std::to_string(*std::max_element(points.begin(), points.end())));
+    if (!points.empty()) set_env(e.env, "EVAL_CONC", std::to_string(*std::max_element(points.begin(), points.end())));
   }
   return e;
 }

@@ -79,7 +79,7 @@ StepEnvironment step_environment(const Plan& plan, int node_index, const std::st
     fail("--srt-step=" + step + " runs on " + w->node + " (node " + std::to_string(w->node_index) +
              ") but this step is on " + node.name + " (node " + std::to_string(node_index) + ")",
          "launch it with srun -N1 -w " + w->node);
-  for (const auto& [k, v] : w->env) plan_detail::set_env(out.set, k, v);
+  for (const auto& [k, v] : w->env) set_env(out.set, k, v);
   out.unset = w->unset_env;
   out.worker = w;
   return out;
@@ -122,14 +122,14 @@ void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& 
            "check resources.gpus_per_node against the node (srt-helper topology)");
   const WorkerBinding b = bind_worker(topo, w.gpus, grant.cpus);
   apply_binding(w, b, grant.host_ip, profile, env.job_id);
-  for (const auto& [k, v] : w.env) plan_detail::set_env(env.set, k, v);
+  for (const auto& [k, v] : w.env) set_env(env.set, k, v);
   env.cpus = b.cpus;
   if (w.gpus_in_argv) {
     check_argv_gpus(w, grant, profile);
     return;
   }
   const GpuVisibility vis = gpu_visibility_env(grant.visible_devices, w.gpus, profile.visible_devices_env, grant.node_gpus);
-  for (const auto& [k, v] : vis.variables()) plan_detail::set_env(env.set, k, v);
+  for (const auto& [k, v] : vis.variables()) set_env(env.set, k, v);
 }
 
 }  // namespace srt

@@ -24,7 +24,6 @@ WorkerShape worker_shape(const Json& engine_config, int gpus);
 KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, const Profile& p,
                       const std::string& capability);
 
-void set_env(EnvList& env, const std::string& name, const std::string& value);
 std::string substitute_node(const std::string& value, const std::string& node, int node_index);
 
 // What every worker of one mode shares (flags, model arguments, parallelism), worked out once:

@@ -83,12 +83,6 @@ WorkerContext::WorkerContext(const Recipe& r, const Profile& p, std::uint64_t jo
   }
 }
 
-void set_env(EnvList& env, const std::string& name, const std::string& value) {
-  for (auto& kv : env)
-    if (kv.first == name) { kv.second = value; return; }
-  env.emplace_back(name, value);
-}
-
 std::string substitute_node(const std::string& value, const std::string& node, int node_index) {
   std::string out;
   for (std::size_t i = 0; i < value.size();) {
@@ -137,3 +131,13 @@ Process make_kv_relay(const Endpoint& e, const PlanNode& node, NodePorts& ports)
 }
 
 }  // namespace srt::plan_detail
+
+namespace srt {
+
+void set_env(EnvList& env, const std::string& name, const std::string& value) {
+  for (auto& kv : env)
+    if (kv.first == name) { kv.second = value; return; }
+  env.emplace_back(name, value);
+}
+
+}  // namespace srt

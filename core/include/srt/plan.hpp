@@ -87,6 +87,9 @@ struct ProcessPorts {
   bool operator!=(const ProcessPorts& o) const { return !(*this == o); }
 };
 
+// NAME=value in place when `env` has NAME (the order it is set in stays), else at the end.
+void set_env(EnvList& env, const std::string& name, const std::string& value);
+
 struct Process {
   bool is_worker() const { return srt::is_worker(role); }
 
