@@ -133,22 +133,25 @@ void make_sweep_log(const std::string& base, std::uint64_t job_id) {
   logs->append_file("sweep_" + std::to_string(job_id) + ".log");
 }
 
+// <base>/<jobid>, made by make_sweep_log, opened again on its descriptor (never through a link).
+helper::SafeDir job_directory(const std::string& base, std::uint64_t job_id) {
+  const auto root = helper::SafeDir::open(base, {"output directory", "choose another output_dir"}, false);
+  auto job = root ? root->sub(std::to_string(job_id), false) : std::nullopt;
+  if (!job) fail("the job directory " + base + "/" + std::to_string(job_id) + " is gone");
+  return std::move(*job);
+}
+
 // <base>/<jobid>/config.yaml, the recipe as given on standard input; its path.
 std::string write_config(const std::string& base, std::uint64_t job_id, const std::string& text) {
-  const auto root = helper::SafeDir::open(base, {"output directory", "choose another output_dir"}, false);
-  const auto job = root ? root->sub(std::to_string(job_id), false) : std::nullopt;
-  if (!job) fail("the job directory " + base + "/" + std::to_string(job_id) + " is gone");
-  job->write_file("config.yaml", text, 0644);
-  return job->path_of("config.yaml");
+  const helper::SafeDir job = job_directory(base, job_id);
+  job.write_file("config.yaml", text, 0644);
+  return job.path_of("config.yaml");
 }
 
 void write_metadata(const std::string& base, const Submission& s) {
-  const auto root = helper::SafeDir::open(base, {"output directory", "choose another output_dir"}, false);
-  const auto job = root ? root->sub(std::to_string(s.job_id), false) : std::nullopt;
-  if (!job) fail("the job directory " + s.output_dir + " is gone");
   nlohmann::json meta = manifest(s);
   meta.erase("status");
-  job->write_file(std::to_string(s.job_id) + ".json", meta.dump(2) + "\n", 0644);
+  job_directory(base, s.job_id).write_file(std::to_string(s.job_id) + ".json", meta.dump(2) + "\n", 0644);
 }
 
 // The runner's srtslurm.yaml where srtctl looks for it from the working directory (./, ../,
