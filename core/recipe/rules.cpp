@@ -6,6 +6,7 @@
 #include <string>
 
 #include "extract.hpp"
+#include "srt/join.hpp"
 
 namespace srt::recipe_detail {
 namespace {
@@ -187,15 +188,8 @@ class Rules {
           if (k == "ATOM_MOONCAKE_IB_DEVICE") list = v, list_path = join_path(path, k);
         }
       if (rails.empty() || rails == "0" || rails == "false") continue;
-      std::set<std::string> nics;
-      for (std::size_t from = 0; from <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', from), list.size());
-        std::string nic = list.substr(from, comma - from);
-        nic.erase(0, nic.find_first_not_of(" \t"));
-        nic.erase(nic.find_last_not_of(" \t") + 1);
-        if (!nic.empty()) nics.insert(nic);
-        from = comma + 1;
-      }
+      const std::vector<std::string> listed = split_list(list);
+      const std::set<std::string> nics(listed.begin(), listed.end());
       if (nics.size() > 1)
         error(list_path,
               "names " + std::to_string(nics.size()) + " NICs with ATOM_MOONCAKE_MATCHED_RAILS set: matched rails need one "

@@ -15,6 +15,7 @@
 #include "srt/document.hpp"
 #include "srt/error.hpp"
 #include "srt/files.hpp"
+#include "srt/join.hpp"
 #include "srt/runner_config.hpp"
 #include "srt/process.hpp"
 #include "srt/recipe_files.hpp"
@@ -41,19 +42,7 @@ std::vector<std::string> refusals(const ApplyRequest& r) {
   return why;
 }
 
-std::vector<std::string> split_tags(const std::string& tags) {
-  std::vector<std::string> out;
-  std::size_t from = 0;
-  while (from <= tags.size()) {
-    const std::size_t comma = std::min(tags.find(',', from), tags.size());
-    std::string t = tags.substr(from, comma - from);
-    const auto first = t.find_first_not_of(" \t");
-    const auto last = t.find_last_not_of(" \t");
-    if (first != std::string::npos) out.push_back(t.substr(first, last - first + 1));
-    from = comma + 1;
-  }
-  return out;
-}
+std::vector<std::string> split_tags(const std::string& tags) { return split_list(tags); }
 
 std::optional<std::string> stdin_selector(const std::string& file) {
   for (const std::string path : {"-", "/dev/stdin"})
