@@ -15,17 +15,13 @@ std::string Launch::run_eval(const Process& bench, const EvalDecision& decision)
     console_.line("eval: not run: " + decision.problem + " (the benchmark's result stands)");
     return "eval not run";
   }
-  eval_.push_back(eval_process(job_.recipe, job_.plan, bench, std::getenv("EVAL_CONC"), std::getenv("CONC_LIST")));
-  const Process& e = eval_.back();
+  const Process& e =
+      eval_.emplace(eval_process(job_.recipe, job_.plan, bench, std::getenv("EVAL_CONC"), std::getenv("CONC_LIST")));
   console_.line("eval (" + decision.source + "=true): step " + e.step_name + " on " + e.node + " -> " + e.log_file);
   start(e);
   const std::size_t index = steps_.size() - 1;
   awaited_ = index;  // its end is the point of this state, not a failure check() should throw
-  while (steps_[index].ended < 0) {
-    check();
-    if (steps_[index].ended >= 0) break;
-    sleep_s(kPollSeconds);
-  }
+  for (check(); steps_[index].ended < 0; check()) sleep_s(kPollSeconds);
   awaited_.reset();
   const RunningStep& done = steps_[index];
   if (done.srun.exit_code() == 0) {

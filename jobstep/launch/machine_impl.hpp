@@ -9,6 +9,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -136,7 +137,7 @@ class Launch {
   // check() scheduled and not yet relaunched, and the relaunches begun (a benchmark step that
   // saw this change was interrupted).
   std::deque<Process> relaunched_;
-  std::deque<Process> eval_;  // the post_eval step's process (steps_ points at it)
+  std::optional<Process> eval_;  // the post_eval step's process (steps_ points at it; set once)
   std::vector<RestartEndpoint> restart_endpoints_;
   std::vector<RestartEvent> restart_events_;
   std::vector<PendingRelaunch> pending_relaunches_;
