@@ -20,6 +20,7 @@
 #include "srt/process.hpp"
 #include "srt/recipe_files.hpp"
 #include "srt/this_host.hpp"
+#include "srt/variants.hpp"
 #include "srt/safe_dir.hpp"
 
 namespace srt::apply {
@@ -45,10 +46,10 @@ std::vector<std::string> refusals(const ApplyRequest& r) {
 std::vector<std::string> split_tags(const std::string& tags) { return split_list(tags); }
 
 std::optional<std::string> stdin_selector(const std::string& file) {
-  for (const std::string path : {"-", "/dev/stdin"})
-    if (file == path) return "";
-    else if (file.rfind(path + ":", 0) == 0) return file.substr(path.size() + 1);
-  return std::nullopt;
+  const auto is_stdin = [](const std::string& path) { return path == "-" || path == "/dev/stdin"; };
+  const RecipeRef ref = split_recipe_ref(file, is_stdin);  // FILE[:SELECTOR] as every recipe argument
+  if (!is_stdin(ref.path)) return std::nullopt;
+  return ref.selector;
 }
 
 std::string read_stdin_recipe(std::istream& in) {

@@ -34,7 +34,8 @@ std::vector<std::string> refusals(const ApplyRequest& request);
 std::vector<std::string> split_tags(const std::string& tags);
 
 // The selector of a -f argument that reads the recipe from standard input ("-" or "/dev/stdin",
-// then ":SELECTOR" or nothing: ""); nullopt for any other argument.
+// then ":SELECTOR" or nothing: "", split as every recipe argument is: split_recipe_ref); nullopt
+// for any other argument.
 std::optional<std::string> stdin_selector(const std::string& file);
 
 // A recipe from standard input, at most the loader's limit; throws srt::Error when it is larger
