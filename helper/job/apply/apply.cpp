@@ -124,7 +124,7 @@ void make_sweep_log(const std::string& base, std::uint64_t job_id) {
 }
 
 // <base>/<jobid>, made by make_sweep_log, opened again on its descriptor (never through a link).
-helper::SafeDir job_directory(const std::string& base, std::uint64_t job_id) {
+helper::SafeDir reopen_job_dir(const std::string& base, std::uint64_t job_id) {
   const auto root = helper::SafeDir::open(base, {"output directory", "choose another output_dir"}, false);
   auto job = root ? root->sub(std::to_string(job_id), false) : std::nullopt;
   if (!job) fail("the job directory " + base + "/" + std::to_string(job_id) + " is gone");
@@ -133,7 +133,7 @@ helper::SafeDir job_directory(const std::string& base, std::uint64_t job_id) {
 
 // <base>/<jobid>/config.yaml, the recipe as given on standard input; its path.
 std::string write_config(const std::string& base, std::uint64_t job_id, const std::string& text) {
-  const helper::SafeDir job = job_directory(base, job_id);
+  const helper::SafeDir job = reopen_job_dir(base, job_id);
   job.write_file("config.yaml", text, 0644);
   return job.path_of("config.yaml");
 }
@@ -141,7 +141,7 @@ std::string write_config(const std::string& base, std::uint64_t job_id, const st
 void write_metadata(const std::string& base, const Submission& s) {
   nlohmann::json meta = manifest(s);
   meta.erase("status");
-  job_directory(base, s.job_id).write_file(std::to_string(s.job_id) + ".json", meta.dump(2) + "\n", 0644);
+  reopen_job_dir(base, s.job_id).write_file(std::to_string(s.job_id) + ".json", meta.dump(2) + "\n", 0644);
 }
 
 // The runner's srtslurm.yaml where srtctl looks for it from the working directory (./, ../,
