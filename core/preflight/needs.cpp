@@ -22,11 +22,54 @@ std::vector<std::string> scripts_in(const std::string& command) {
   return out;
 }
 
-std::string engine_module(const Profile& profile) {
-  const auto& c = profile.engine_command;
+// The module a command runs with -m, else "".
+std::string module_of(const std::vector<std::string>& c) {
   for (std::size_t i = 0; i + 1 < c.size(); ++i)
     if (c[i] == "-m") return c[i + 1];
   return {};
+}
+
+// The engine's command as the Plan's worker argv starts with it (core/plan/atom.cpp, sglang.cpp,
+// vllm.cpp), and its profile key. Without a recipe (`srt-helper preflight` alone): ATOM's.
+std::pair<const std::vector<std::string>*, const char*> engine_of(const Recipe* r, const Profile& p) {
+  const std::string type = r ? r->backend.type : "";
+  if (type == "sglang") return {&p.sglang_command, "sglang_command"};
+  if (type == "vllm") return {&p.vllm_command, "vllm_command"};
+  return {&p.engine_command, "engine_command"};
+}
+
+// The router's command for the recipe's frontend (atomesh.cpp, sglang_router.cpp,
+// vllm_router.cpp); none for a frontend that runs no router of its own.
+std::pair<const std::vector<std::string>*, const char*> router_of(const Recipe* r, const Profile& p) {
+  const std::string type = r ? r->frontend.type : "atomesh";
+  if (type == "atomesh") return {&p.router_command, "router_command"};
+  if (type == "sglang-router") return {&p.sglang_router_command, "sglang_router_command"};
+  if (type == "vllm-router") return {&p.vllm_router_command, "vllm_router_command"};
+  return {nullptr, ""};
+}
+
+// The key of a role's engine flags, as written with dashes or underscores.
+std::string config_text(const Json& config, const std::string& dashed) {
+  std::string underscored = dashed;
+  std::replace(underscored.begin(), underscored.end(), '-', '_');
+  for (const auto& key : {dashed, underscored})
+    if (config.is_object() && config.contains(key) && config[key].is_string()) return config[key].get<std::string>();
+  return {};
+}
+
+// Whether a P/D worker of this engine moves its KV with Mooncake: ATOM's connector (mooncake,
+// its only one); SGLang's --disaggregation-transfer-backend (mooncake unless the role says
+// mori, nixl, ...: engines-sglang-vllm.md §0.6); vLLM only when its connector is mooncake.
+bool needs_mooncake(const Recipe& recipe, const std::string& role) {
+  const std::string& type = recipe.backend.type;
+  if (type == "sglang") {
+    const std::string backend =
+        config_text(recipe.backend.config(role == "prefill" ? WorkerMode::prefill : WorkerMode::decode),
+                    "disaggregation-transfer-backend");
+    return backend.empty() || backend == "mooncake";
+  }
+  if (type == "vllm") return recipe.backend.connector == "mooncake";
+  return recipe.backend.connector.empty() || recipe.backend.connector == "mooncake";
 }
 
 // Frameworks the probe reports by distribution name: every identity name it does not know
@@ -49,16 +92,23 @@ PreflightNeeds preflight_needs(const Recipe& recipe, const Profile& profile, con
   n.role = role;
   n.engine = names_worker(role);
   const bool pd = role == "prefill" || role == "decode";
-  n.mooncake = pd && (recipe.backend.connector.empty() || recipe.backend.connector == "mooncake");
+  n.mooncake = pd && needs_mooncake(recipe, role);
   n.router = role == "router";
+  const auto [engine, engine_key] = engine_of(&recipe, profile);
+  n.engine_command = *engine;
+  n.engine_key = engine_key;
+  if (const auto [router, router_key] = router_of(&recipe, profile); router) {
+    n.router_command = *router;
+    n.router_key = router_key;
+  }
   n.rdma = pd && recipe.backend.mooncake_over_rdma();
   n.gid_index = n.rdma ? profile.mooncake_gid_index : -1;
   if (role == "benchmark") n.files = scripts_in(recipe.benchmark.command);
   return n;
 }
 
-std::vector<std::string> probe_interpreter(const Profile& profile) {
-  const auto& c = profile.engine_command;
+std::vector<std::string> probe_interpreter(const Recipe* recipe, const Profile& profile) {
+  const auto& c = *engine_of(recipe, profile).first;
   for (std::size_t i = 0; i + 1 < c.size(); ++i)
     if (c[i] == "-m") return {c.begin(), c.begin() + std::ptrdiff_t(i)};
   return {"python3"};
@@ -67,11 +117,21 @@ std::vector<std::string> probe_interpreter(const Profile& profile) {
 std::vector<std::string> probe_arguments(const Recipe* recipe, const Profile& profile,
                                          const std::vector<PreflightNeeds>& needs) {
   std::vector<std::string> a;
-  if (const std::string m = engine_module(profile); !m.empty()) a.insert(a.end(), {"--engine-module", m});
+  // The engine's module: the one run with -m, else the package of its program (`vllm serve`).
+  const auto& engine = *engine_of(recipe, profile).first;
+  std::string module = module_of(engine);
+  if (module.empty() && !engine.empty()) module = engine.front().substr(engine.front().rfind('/') + 1);
+  if (!module.empty()) a.insert(a.end(), {"--engine-module", module});
   int gid = -1;
   std::set<std::string> files;
   for (const auto& n : needs) {
-    if (n.router && !profile.router_command.empty()) a.insert(a.end(), {"--router", profile.router_command.front()});
+    // A router run with -m (sglang_router.launch_router) is a module of the image's python;
+    // another (atomesh, vllm-router) a program on its PATH.
+    if (n.router && !n.router_command.empty()) {
+      const std::string m = module_of(n.router_command);
+      if (m.empty()) a.insert(a.end(), {"--router", n.router_command.front()});
+      else a.insert(a.end(), {"--router-module", m});
+    }
     gid = std::max(gid, n.gid_index);
     files.insert(n.files.begin(), n.files.end());
   }
@@ -91,15 +151,23 @@ std::vector<std::string> missing_pieces(const Fingerprint& f, const PreflightNee
   std::vector<std::string> out;
   const std::string where = n.role + (f.node.empty() ? "" : " on " + f.node) + ": ";
   const std::string python = f.python.empty() ? "the image's python3" : f.python;
+  const std::string engine_key = n.engine_key.empty() ? "engine_command" : n.engine_key;
+  const std::string router_key = n.router_key.empty() ? "router_command" : n.router_key;
   if (n.engine && !f.engine_found)
     out.push_back(where + "the engine module " + f.engine_module + " is not there for " + python + " (" +
-                  f.engine_error + "); the profile's engine_command cannot start");
+                  f.engine_error + "); the profile's " + engine_key + " cannot start");
   if (n.mooncake && !f.mooncake_found)
     out.push_back(where + "Mooncake is not importable (import mooncake.engine: " + f.mooncake_error +
                   "); prefill/decode need it for KV transfer");
-  if (n.router && f.router_path.empty())
-    out.push_back(where + "the router binary " + (f.router_command.empty() ? std::string("(none)") : f.router_command) +
-                  " is not on PATH; the profile's router_command cannot start");
+  if (n.router && f.router_path.empty()) {
+    const std::string command = f.router_command.empty() ? std::string("(none)") : f.router_command;
+    if (!module_of(n.router_command).empty())
+      out.push_back(where + "the router module " + module_of(n.router_command) + " is not there for " + python +
+                    "; the profile's " + router_key + " cannot start");
+    else
+      out.push_back(where + "the router binary " + command + " is not on PATH; the profile's " + router_key +
+                    " cannot start");
+  }
   for (const auto& file : n.files) {
     auto it = f.files.find(file);
     if (it == f.files.end() || !it->second)

@@ -253,6 +253,19 @@ def probe_router(command):
     return out
 
 
+def probe_router_module(module):
+    """A router run as `python -m MODULE` (sglang_router.launch_router; smg's launch_router):
+    found when this python has the module, its version the distribution's."""
+    top = module.split(".")[0]
+    path = module_file(module)
+    out = {"command": "python -m " + module, "path": path, "version": None}
+    if path is None:
+        out["error"] = "no module %s for %s" % (module, sys.executable)
+    else:
+        out["version"] = dist_version(top.replace("_", "-"), top)
+    return out
+
+
 def read(path):
     try:
         return open(path).read().strip()
@@ -322,6 +335,7 @@ def main():
     p = argparse.ArgumentParser(prog="srt-preflight-probe")
     p.add_argument("--engine-module", default="atom.entrypoints.openai_server")
     p.add_argument("--router", default="")
+    p.add_argument("--router-module", default="", help="a router run as python -m MODULE")
     p.add_argument("--file", action="append", default=[], help="a path that must exist here")
     p.add_argument("--framework", action="append", default=[], help="a distribution whose version to report")
     p.add_argument("--model-repo", default="")
@@ -334,7 +348,7 @@ def main():
         "python": {"executable": sys.executable, "version": platform.python_version()},
         "engine": probe_engine(a.engine_module),
         "mooncake": probe_mooncake(),
-        "router": probe_router(a.router),
+        "router": probe_router_module(a.router_module) if a.router_module else probe_router(a.router),
         "files": {f: os.path.exists(f) for f in a.file},
         "frameworks": {name: dist_version(name) for name in a.framework},
         "rocm_version": probe_rocm(),

@@ -53,9 +53,14 @@ void run(const PreflightArgs& a) {
   std::vector<PreflightNeeds> needs;
   for (const auto& role : roles) {
     needs.push_back(preflight_needs(r, profile, role));
-    if (!recipe) needs.back().rdma = false;
+    if (!recipe) {
+      needs.back().rdma = false;
+      needs.back().router_command = profile.router_command;  // no frontend named: the profile's AToMesh
+      needs.back().router_key = "router_command";
+    }
   }
-  std::vector<std::string> argv = a.python.empty() ? probe_interpreter(profile) : std::vector<std::string>{a.python};
+  std::vector<std::string> argv =
+      a.python.empty() ? probe_interpreter(recipe.get(), profile) : std::vector<std::string>{a.python};
   argv.insert(argv.end(), {"-c", probe_script()});
   const auto args = probe_arguments(recipe.get(), profile, needs);
   argv.insert(argv.end(), args.begin(), args.end());

@@ -44,7 +44,7 @@ std::vector<ProbeStep> probe_steps(const Job& job) {
     q.step_name = "preflight_" + s.role;
     q.log_file = p.node + "_preflight_" + s.role + ".out";
     const std::string answer = "preflight_" + s.role + ".json";
-    q.argv = probe_interpreter(job.profile);
+    q.argv = probe_interpreter(&job.recipe, job.profile);
     q.argv.insert(q.argv.end(), {"-c", probe_script()});
     const auto args = probe_arguments(&job.recipe, job.profile, {preflight_needs(job.recipe, job.profile, s.role)});
     q.argv.insert(q.argv.end(), args.begin(), args.end());

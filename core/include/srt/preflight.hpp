@@ -55,7 +55,14 @@ struct PreflightNeeds {
   std::string role;
   bool engine = false;                    // prefill/decode/agg: the engine module
   bool mooncake = false;                  // prefill/decode: Mooncake
-  bool router = false;                    // router: the router binary
+  bool router = false;                    // router: the router binary or module
+  // The recipe's engine and router as the profile runs them (engine_command for ATOM,
+  // sglang_command, vllm_command; router_command for AToMesh, sglang_router_command,
+  // vllm_router_command) and the profile key each came from, for the message when one is missing.
+  std::vector<std::string> engine_command;
+  std::string engine_key;
+  std::vector<std::string> router_command;
+  std::string router_key;
   bool rdma = false;                      // RDMA P/D: devices, providers, memlock, GID
   int gid_index = -1;
   std::vector<std::string> files;         // benchmark: the scripts its command runs
@@ -69,9 +76,9 @@ std::vector<std::string> missing_pieces(const Fingerprint& f, const PreflightNee
 std::vector<std::string> probe_arguments(const Recipe* recipe, const Profile& profile,
                                          const std::vector<PreflightNeeds>& needs);
 
-// The interpreter the engine runs with: engine_command up to its "-m" (the lab's
-// `env PYTHONPATH=... python3`), else "python3".
-std::vector<std::string> probe_interpreter(const Profile& profile);
+// The interpreter the recipe's engine runs with (ATOM's when there is no recipe): its command up
+// to its "-m" (the lab's `env PYTHONPATH=... python3`), else "python3".
+std::vector<std::string> probe_interpreter(const Recipe* recipe, const Profile& profile);
 
 // The probe program (helper/preflight/probe.py, compiled in).
 const char* probe_script();

@@ -5,6 +5,7 @@
 #include "srt/error.hpp"
 #include "srt/preflight.hpp"
 #include "srt/files.hpp"
+#include "srt/variants.hpp"
 
 // The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
 namespace test_needs {
@@ -30,7 +31,59 @@ Json bare_probe() {
     "model": {"repo": "deepseek-ai/DeepSeek-V4-Pro", "revision": null}})");
 }
 
+// A variant of the SGLang lab twin (base: direct; override_tp8_dpa: behind sglang-router).
+Recipe sglang_twin(const std::string& selector) {
+  const std::string path = SRT_SOURCE_DIR "/recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml";
+  RecipeRef ref{path, selector, path + ":" + selector};
+  auto sources = open_recipe_text(read_text_file(path, 1 << 20), ref, {});
+  REQUIRE(sources.size() == 1);
+  return load_recipe_source(std::move(sources[0]), {});
+}
+
 }  // namespace
+
+TEST_CASE("an SGLang recipe's roles are probed for SGLang and its router, not ATOM's") {
+  Profile p = default_profile();
+  p.sglang_command = {"env", "PYTHONPATH=/x/pkg", "/usr/bin/python3", "-m", "sglang.launch_server"};
+  const Recipe direct = sglang_twin("base");
+  const PreflightNeeds agg = preflight_needs(direct, p, "agg");
+  CHECK(agg.engine);
+  CHECK_FALSE(agg.mooncake);  // aggregated: no KV transfer
+  CHECK(agg.engine_key == "sglang_command");
+  CHECK(probe_interpreter(&direct, p) == std::vector<std::string>{"env", "PYTHONPATH=/x/pkg", "/usr/bin/python3"});
+  CHECK(probe_arguments(&direct, p, {agg}) ==
+        std::vector<std::string>{"--engine-module", "sglang.launch_server", "--model-repo", "deepseek-ai/DeepSeek-R1-0528"});
+
+  const Recipe routed = sglang_twin("override_tp8_dpa");
+  const PreflightNeeds router = preflight_needs(routed, p, "router");
+  CHECK(router.router_key == "sglang_router_command");
+  CHECK(probe_arguments(&routed, p, {router}) ==
+        std::vector<std::string>{"--engine-module", "sglang.launch_server", "--router-module", "sglang_router.launch_router",
+                                 "--model-repo", "deepseek-ai/DeepSeek-R1-0528"});
+  Json probe = bare_probe();
+  probe["router"] = {{"command", "python -m sglang_router.launch_router"}, {"path", nullptr}, {"version", nullptr}};
+  probe["engine"] = {{"module", "sglang.launch_server"}, {"found", false}, {"error", "no module named 'sglang' for /usr/bin/python3"}};
+  const Fingerprint f = fingerprint_from_probe(probe, "here");
+  CHECK(missing_pieces(f, router) ==
+        std::vector<std::string>{"router: the router module sglang_router.launch_router is not there for /usr/bin/python3; "
+                                 "the profile's sglang_router_command cannot start"});
+  const auto lines = missing_pieces(f, agg);
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], Catch::StartsWith("agg: the engine module sglang.launch_server is not there for /usr/bin/python3"));
+  CHECK_THAT(lines[0], Catch::EndsWith("the profile's sglang_command cannot start"));
+}
+
+TEST_CASE("an SGLang P/D worker needs Mooncake only when Mooncake moves its KV") {
+  Recipe r = sglang_twin("base");
+  const Profile p = default_profile();
+  CHECK(preflight_needs(r, p, "prefill").mooncake);  // SGLang's default transfer backend
+  r.backend.prefill_config["disaggregation-transfer-backend"] = "mori";
+  r.backend.decode_config["disaggregation_transfer_backend"] = "mori";
+  CHECK_FALSE(preflight_needs(r, p, "prefill").mooncake);
+  CHECK_FALSE(preflight_needs(r, p, "decode").mooncake);
+  r.backend.decode_config["disaggregation_transfer_backend"] = "mooncake";
+  CHECK(preflight_needs(r, p, "decode").mooncake);
+}
 
 TEST_CASE("each role of the lab recipe needs its own pieces") {
   const Recipe r = lab_recipe();
@@ -101,9 +154,9 @@ TEST_CASE("a complete image has nothing missing") {
 
 TEST_CASE("the probe runs with the engine's interpreter and is told what to look for") {
   Profile p = default_profile();
-  CHECK(probe_interpreter(p) == std::vector<std::string>{"python3"});
+  CHECK(probe_interpreter(nullptr, p) == std::vector<std::string>{"python3"});
   p.engine_command = {"env", "PYTHONPATH=/x/pkg", "/usr/bin/python3", "-m", "atom.entrypoints.openai_server"};
-  CHECK(probe_interpreter(p) == std::vector<std::string>{"env", "PYTHONPATH=/x/pkg", "/usr/bin/python3"});
+  CHECK(probe_interpreter(nullptr, p) == std::vector<std::string>{"env", "PYTHONPATH=/x/pkg", "/usr/bin/python3"});
   p.mooncake_gid_index = 3;
   Recipe r = lab_recipe();
   r.backend.mooncake_protocol = "rdma";
