@@ -45,7 +45,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0
 cases=()
-for recipe in "${recipes[@]}"; do cases+=("pyxis $recipe"); done
+for recipe in "${recipes[@]}"; do
+  # A variants file (base + override_*) is rendered once per variant, as FILE:SELECTOR: `nodes`
+  # lists "SELECTOR N" per override; base is selectable too.
+  listed=$("$helper" nodes --profile etc/srt/cluster.yaml "$recipe")
+  if [[ $listed =~ ^[1-9]$ ]]; then
+    cases+=("pyxis $recipe")
+  else
+    cases+=("pyxis $recipe:base")
+    while read -r selector _; do cases+=("pyxis $recipe:$selector"); done <<< "$listed"
+  fi
+done
 for runtime in podman docker; do
   runtime_profile "$runtime" "$tmp/$runtime.yaml"
   for recipe in recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml recipes/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml; do
@@ -55,7 +65,8 @@ done
 for case in "${cases[@]}"; do
   runtime=${case%% *} recipe=${case#* }
   if [[ $runtime == pyxis ]]; then
-    want="$golden/${recipe%.yaml}.json"
+    file=${recipe%%:*} selector=${recipe#"$file"}  # ":SELECTOR" or empty
+    want="$golden/${file%.yaml}${selector/:/.}.json"
     got="$tmp/got.json"
     render "$recipe" > "$got"
   else

@@ -24,11 +24,19 @@ declare -A want_nodes=(
   [recipes/qwen3/atom/mi355x-bf16/smoke/disagg-2p1d-tp8.yaml]=3
   [recipes/lab/qwen3/atom/mi355x-bf16/smoke/disagg-1p1d-tp8.yaml]=2
   [recipes/lab/qwen3/atom/mi355x-bf16/smoke/disagg-2p1d-tp8.yaml]=3
+  [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]=1
+  [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]=1
   [tests/fixtures/recipes/good/agg-direct.yaml]=1
   [tests/fixtures/recipes/good/atom-1p1d-minimal.yaml]=2
   [tests/fixtures/recipes/good/atom-shared-decode-anchors.yaml]=1
   [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]=7
   [tests/fixtures/recipes/good/sglang-type-omitted.yaml]=2
+)
+# Variants files (base + override_*): each selector is swept as a recipe of its own, named
+# FILE:SELECTOR as sbatch --srt-recipe takes it.
+declare -A want_variants=(
+  [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
+  [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
 )
 # Recipes srt-spank validates but does not plan: what make_plan names as not planned yet.
 declare -A not_planned=(
@@ -118,8 +126,18 @@ q=$(ere "$fixtures/recipes/bad/yaml-syntax.yaml")
 run 1 "^srt-helper: cannot (load the hwloc topology from|read hwloc XML) '$q'" -- topology --xml "$fixtures/recipes/bad/yaml-syntax.yaml" \
   && stdout_is ""
 
-for r in "${good[@]}"; do
-  rel=${r#"$src/"}
+refs=()
+for f in "${good[@]}"; do
+  rel=${f#"$src/"}
+  if [ -n "${want_variants[$rel]:-}" ]; then
+    for sel in ${want_variants[$rel]}; do refs+=("$f:$sel"); done
+  else
+    refs+=("$f")
+  fi
+done
+for r in "${refs[@]}"; do
+  file=${r%%:*}
+  rel=${file#"$src/"}
   q=$(ere "$r")
   n=${want_nodes[$rel]:-}
   [ -n "$n" ] || { fail "$rel: no expected node count in want_nodes: add it"; continue; }
@@ -127,8 +145,13 @@ for r in "${good[@]}"; do
   [ "$n" = 1 ] && nodes_word=node
   note=""
   [ -n "${want_note[$rel]:-}" ] && note="note: $r: srtctl knows these, srt-spank cannot launch them yet: ${want_note[$rel]}"
-  run 0 "^$q: ok \($n $nodes_word\)\$" -- validate --profile "$profile" "$r" || continue
-  stdout_is "$r: ok ($n $nodes_word)"
+  if [ "$r" = "$file" ]; then
+    run 0 "^$q: ok \($n $nodes_word\)\$" -- validate --profile "$profile" "$r" || continue
+    stdout_is "$r: ok ($n $nodes_word)"
+  else  # a variant is named with its recipe name: FILE:SELECTOR (NAME): ok
+    run 0 "^$q \([^)]+\): ok \($n $nodes_word\)\$" -- validate --profile "$profile" "$r" || continue
+    [ "$(wc -l < "$tmp/out")" = 1 ] || fail "validate $r: more than one line: $(cat "$tmp/out")"
+  fi
   stderr_is "$note"
   run 0 "^$n\$" -- nodes --profile "$profile" "$r" || continue
   stdout_is "$n"
@@ -136,7 +159,13 @@ for r in "${good[@]}"; do
   names="'lab-n1'"
   for ((k = 2; k <= n; k++)); do names+=", 'lab-n$k'"; done
   [ "$n" = 1 ] && nodelist="lab-n1"
-  # Recipes srt-spank validates but does not plan (other backends): a clear refusal, no Plan.
+  # Variants files (base + override_*): each selector is swept as a recipe of its own, named
+# FILE:SELECTOR as sbatch --srt-recipe takes it.
+declare -A want_variants=(
+  [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
+  [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
+)
+# Recipes srt-spank validates but does not plan (other backends): a clear refusal, no Plan.
   if [ -n "${not_planned[$rel]:-}" ]; then
     refusal="^srt-helper: ${not_planned[$rel]} can be validated but not planned yet; "
     run 1 "$refusal" -- plan --profile "$profile" --nodelist "$nodelist" "$r" && stdout_is ""
