@@ -261,26 +261,32 @@ class Router:
             resp.raise_for_status()
             return await resp.json(content_type=None)
 
+    async def worker_metadata(self, base_url, worker_type):
+        """(model_id, tp_size, dp_size) read from a healthy worker at registration; raises
+        aiohttp.ClientError / asyncio.TimeoutError / ValueError when it cannot be read."""
+        model_id, tp_size, dp_size = "unknown", 1, None
+        if self.args.backend == "atom":
+            info = await self.get_json(base_url + "/server_info")
+            model_id = info.get("model_id", model_id)
+            dp_size = info.get("dp_size")
+            if worker_type == "prefill":
+                kv = await self.get_json(base_url + "/kv_transfer_info")
+                tp_size = kv.get("tp_size", 1)
+                dp_size = kv.get("dp_size", dp_size)
+        else:
+            models = await self.get_json(base_url + "/v1/models")
+            data = models.get("data") or [{}]
+            model_id = data[0].get("id", model_id)
+        return model_id, tp_size, dp_size
+
     async def register(self, base_url, worker_type, bootstrap_port=None):
         base_url = base_url.rstrip("/")
         if not await self.wait_healthy(base_url):
             log.error("Worker %s did not become healthy within %ds", base_url,
                       self.args.worker_startup_timeout_secs)
             return []
-        model_id, tp_size, dp_size = "unknown", 1, None
         try:
-            if self.args.backend == "atom":
-                info = await self.get_json(base_url + "/server_info")
-                model_id = info.get("model_id", model_id)
-                dp_size = info.get("dp_size")
-                if worker_type == "prefill":
-                    kv = await self.get_json(base_url + "/kv_transfer_info")
-                    tp_size = kv.get("tp_size", 1)
-                    dp_size = kv.get("dp_size", dp_size)
-            else:
-                models = await self.get_json(base_url + "/v1/models")
-                data = models.get("data") or [{}]
-                model_id = data[0].get("id", model_id)
+            model_id, tp_size, dp_size = await self.worker_metadata(base_url, worker_type)
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
             log.error("Failed to read metadata from %s: %s", base_url, exc)
             return []
@@ -410,6 +416,8 @@ class UpstreamError(Exception):
 # ---------------------------------------------------------------------------------------
 
 class Gateway:
+    ERROR_CODE_HEADER = "x-mesh-error-code"  # the error_code label of the responses counter
+
     def __init__(self, router):
         self.router = router
         self.args = router.args
@@ -425,7 +433,7 @@ class Gateway:
             return await handler(request)
 
         async def count_response(_request, response):
-            key = (str(response.status), response.headers.get("x-mesh-error-code", ""))
+            key = (str(response.status), response.headers.get(self.ERROR_CODE_HEADER, ""))
             router.http_responses[key] = router.http_responses.get(key, 0) + 1
 
         app = web.Application(client_max_size=self.args.max_payload_size, middlewares=[count_request])
@@ -596,6 +604,10 @@ class Gateway:
                 decode_body["data_parallel_rank"] = prefill.dp_rank
         return await self.forward(request, "decode", path, decode_body, text)
 
+    def prefill_payload(self, _prefill, body, extra):
+        """The body bootstrap_pd sends the prefill (sglang_router.py adds the DP rank)."""
+        return dict(body, **extra)
+
     async def bootstrap_pd(self, request, path, body, text):
         """The SGLang-style PD flow (the default --backend): both sides at once."""
         router = self.router
@@ -609,7 +621,7 @@ class Gateway:
         async def prefill_call():
             try:
                 async with router.session.post(prefill.base_url + path,
-                                               json=dict(body, **extra)) as resp:
+                                               json=self.prefill_payload(prefill, body, extra)) as resp:
                     await resp.read()
             except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
                 log.warning("prefill %s failed: %s", prefill.url, exc)
@@ -625,26 +637,31 @@ class Gateway:
 # main
 # ---------------------------------------------------------------------------------------
 
-def metrics_handler(router):
+def metrics_handler(router, prefix="mesh"):
     """The Prometheus listener (--prometheus-port): AToMesh's names (observability/metrics/
-    schema.rs) and labels (recorder.rs), as the metrics crate's exporter renders them."""
+    schema.rs) and labels (recorder.rs), as the metrics crate's exporter renders them. prefix:
+    "mesh" for AToMesh, "smg" for the SGLang router (sglang_router.py), whose gateway AToMesh
+    forked with the same three series."""
     def label(value):
         return str(value).replace("\\", "\\\\").replace('"', '\\"')
 
     async def metrics(_request):
-        lines = ["# TYPE mesh_http_requests_total counter"]
+        lines = [f"# TYPE {prefix}_http_requests_total counter"]
         for (method, path), n in sorted(router.http_requests.items()):
-            lines.append(f'mesh_http_requests_total{{method="{label(method)}",path="{label(path)}"}} {n}')
-        lines.append("# TYPE mesh_http_responses_total counter")
+            lines.append(f'{prefix}_http_requests_total{{method="{label(method)}",path="{label(path)}"}} {n}')
+        lines.append(f"# TYPE {prefix}_http_responses_total counter")
         for (status, error), n in sorted(router.http_responses.items()):
-            lines.append(f'mesh_http_responses_total{{status_code="{label(status)}",error_code="{label(error)}"}} {n}')
-        lines += ["# TYPE mesh_worker_pool_size gauge", f"mesh_worker_pool_size {len(router.workers)}"]
+            lines.append(f'{prefix}_http_responses_total{{status_code="{label(status)}",error_code="{label(error)}"}} {n}')
+        lines += [f"# TYPE {prefix}_worker_pool_size gauge",
+                  f"{prefix}_worker_pool_size {len(router.workers)}"]
         return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
     return metrics
 
 
-async def amain(args):
-    router = Router(args)
+async def amain(args, router_cls=None, gateway_cls=None, metrics_prefix="mesh"):
+    """Metrics listener, then worker registration, then the HTTP port; SIGTERM/SIGINT -> 0.
+    router_cls/gateway_cls/metrics_prefix let sglang_router.py run the same startup."""
+    router = (router_cls or Router)(args)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -653,7 +670,7 @@ async def amain(args):
     runners = []
     try:
         metrics_app = web.Application()
-        metrics_app.router.add_get("/metrics", metrics_handler(router))
+        metrics_app.router.add_get("/metrics", metrics_handler(router, metrics_prefix))
         try:
             runners.append(await run_app(metrics_app, args.prometheus_host, args.prometheus_port,
                                          log, banner="Prometheus metrics on {host}:{port}"))
@@ -672,7 +689,7 @@ async def amain(args):
         if not args.disable_health_check:
             health = asyncio.ensure_future(router.health_loop())
         try:
-            runners.append(await run_app(Gateway(router).app(), args.host, args.port, log,
+            runners.append(await run_app((gateway_cls or Gateway)(router).app(), args.host, args.port, log,
                                          banner="Starting server on {host}:{port}"))
         except OSError as exc:
             print(f"Error: {exc.strerror} (os error {exc.errno})", file=sys.stderr)
