@@ -78,7 +78,12 @@ main_build() {
 # pivot_root instead). helper_gpu_check (the same library on a fake sysfs) runs there and skips
 # itself where the library does not initialise on it (sid). packaging.man and
 # packaging.shellcheck check files, not binaries: the host's packaging phase runs them.
-matrix_unit_exclude='^(rsmi_namespace|exec\.sandbox)$'
+# launch_paths.* (about 100 s of the two cores' time a release) drive srt-helper's launch state
+# machine through scripted fake steps (tests/unit/launch/fake_step.py): no Slurm call on their
+# path but the host list, which helper_sweep reads with that Slurm's library, and the matrix's lab
+# phase runs a whole job on that Slurm (matrix-lab.sh run-1p1d-twin). The main build and the
+# sanitizer phase run them.
+matrix_unit_exclude='^(rsmi_namespace|exec\.sandbox|launch_paths\..*)$'
 matrix_packaging_exclude='^(packaging\.man|packaging\.shellcheck)$'
 nodebug_flags=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
 matrix_build() {  # RELEASE
