@@ -1,6 +1,9 @@
 #!/usr/bin/python3
-"""Every argv the Plan gives ATOM, AToMesh and benchmark_serving.py, checked against the real
-programs' command lines, and the stand-ins' parsers checked against the same.
+"""Every argv the Plan gives ATOM, AToMesh, SGLang, sglang-router and benchmark_serving.py,
+checked against the real programs' command lines, and the stand-ins' parsers checked against the
+same: ATOM's, AToMesh's and benchmark_serving.py's option for option; SGLang's and the router's
+(hundreds of options upstream) as a subset, each option they accept having the real shape, and
+each taking the Plan's argv for the shipped recipes.
 
 The specs are ../shared/reference/cli/*.json, extracted from the real parsers (outside the project:
 read from there, never copied; exit 77, skipped, when they are absent):
@@ -33,6 +36,8 @@ import sys
 import tempfile
 
 ATOM_PROGRAM = ["python3", "-m", "atom.entrypoints.openai_server"]
+SGLANG_PROGRAM = ["python3", "-m", "sglang.launch_server"]
+SGLANG_ROUTER_PROGRAM = ["python", "-m", "sglang_router.launch_router"]
 BENCHMARK_SCRIPT = "benchmark_serving.py"
 SKIPPED = 77
 
@@ -212,21 +217,32 @@ def plans(helper, src):
     out, unplannable = [], []
     for path in files + fixtures:
         nodes = subprocess.run([helper, "nodes", "--profile", profile, path], capture_output=True, text=True)
-        count = nodes.stdout.strip().splitlines()[-1] if nodes.returncode == 0 and nodes.stdout.strip() else ""
-        if not count.isdigit():
+        lines = nodes.stdout.strip().splitlines() if nodes.returncode == 0 else []
+        # A plain recipe prints its node count; a variants file "SELECTOR N" per override, and its
+        # base is a variant too (FILE:base).
+        if len(lines) == 1 and lines[0].isdigit():
+            refs = [(path, lines[0])]
+        elif lines and all(len(l.split()) == 2 and l.split()[1].isdigit() for l in lines):
+            counts = [l.split() for l in lines]
+            refs = [(f"{path}:base", counts[0][1])] + [(f"{path}:{sel}", n) for sel, n in counts]
+        else:
             if path in files:
                 raise SystemExit(f"FAIL: srt-helper nodes {path}: {nodes.stderr.strip()}")
             unplannable.append((path, "nodes: " + (nodes.stderr.strip().splitlines() or ["?"])[0]))
             continue
-        nodelist = f"n[1-{count}]" if int(count) > 1 else "n1"
-        run = subprocess.run([helper, "plan", "--profile", profile, "--json", "--nodelist", nodelist, path],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            if path in files:
-                raise SystemExit(f"FAIL: srt-helper plan {path}: {run.stderr.strip()}")
-            unplannable.append((path, (run.stderr.strip().splitlines() or ["?"])[0]))
-            continue
-        out.append((path, json.loads(run.stdout)))
+        for ref, count in refs:
+            if ref.endswith(":base"):  # base's own demand, not its first override's
+                base = subprocess.run([helper, "nodes", "--profile", profile, ref], capture_output=True, text=True)
+                count = base.stdout.strip() if base.stdout.strip().isdigit() else count
+            nodelist = f"n[1-{count}]" if int(count) > 1 else "n1"
+            run = subprocess.run([helper, "plan", "--profile", profile, "--json", "--nodelist", nodelist, ref],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                if path in files:
+                    raise SystemExit(f"FAIL: srt-helper plan {ref}: {run.stderr.strip()}")
+                unplannable.append((ref, (run.stderr.strip().splitlines() or ["?"])[0]))
+                continue
+            out.append((ref, json.loads(run.stdout)))
     return out, unplannable
 
 
@@ -315,6 +331,65 @@ def compare_argparse(name, real, standin):
     return problems
 
 
+def compare_argparse_subset(name, reals, standin):
+    """Differences between a stand-in that accepts a subset of a large real CLI and the real
+    parsers: every option the stand-in accepts must be one of some real parser's, with that
+    parser's shape (SGLang's launch_server has 497 arguments; its stand-in knows those it honours
+    and those the lab recipes pass, and refuses the rest as argparse refuses an unknown one)."""
+    problems = []
+    for action in standin._actions:
+        if not action.option_strings or "-h" in action.option_strings:
+            continue
+        found = []
+        for real in reals:
+            by_option = {o: a for a in real._actions for o in a.option_strings}
+            matches = {by_option.get(o) for o in action.option_strings}
+            if None not in matches and len(matches) == 1:
+                found.append(matches.pop())
+        if not found:
+            if action.option_strings[0] in STANDIN_EXTRAS.get(name, {}):
+                continue
+            problems.append(f"{name}: the stand-in accepts {', '.join(action.option_strings)}, "
+                            "which no real parser accepts as one option")
+            continue
+        want, got = argparse_shape(found[0]), argparse_shape(action)
+        if want["choices"] is not None:  # the choices of every build that has the option
+            union = []
+            for real_action in found:
+                union += [c for c in (real_action.choices or []) if c not in union]
+            # A build whose rebuilt parser has no choice list (argparse_from_spec drops one it
+            # cannot resolve: smg's --prefill-policy spreads *COMMON_POLICY_CHOICES) takes any
+            # value there: nothing to compare.
+            want["choices"] = got["choices"] if any(a.choices is None for a in found) else union
+        for key in want:
+            if want[key] != got[key] and not (key == "type" and {want[key], got[key]} <= {None, "str"}):
+                problems.append(f"{name} {action.option_strings[0]}: {key} is {got[key]!r} in the stand-in, "
+                                f"{want[key]!r} in the real parser")
+    return problems
+
+
+# Options a stand-in accepts that no spec has, each with the reason (the real build an image
+# ships takes them: tests/unit/plan/spec_exemptions.tsv says where the corpus uses them).
+STANDIN_EXTRAS = {
+    "sglang-router": {
+        "--connect-timeout-secs": "in neither sglang-router 0.3.2 nor smg 1.9.0; the MI355X image's router takes "
+                                  "it and InferenceX's recipes pass it (engines-sglang-vllm.md §0.9)",
+    },
+}
+
+
+def first_accepting(parsers, argv):
+    """None when one of the parsers takes argv, else what each said."""
+    problems = []
+    for parser in parsers:
+        try:
+            parser.parse_args(argv)
+            return None
+        except SpecError as e:
+            problems.append(str(e))
+    return " / ".join(problems)
+
+
 def compare_clap(spec, standin):
     problems = []
     by_option = {o: a for a in standin._actions for o in a.option_strings}
@@ -349,7 +424,8 @@ def main(argv):
     helper, src = argv[1], argv[2]
     reference = argv[3] if len(argv) > 3 else os.path.join(src, "..", "shared", "reference")
     cli = os.path.join(reference, "cli")
-    names = ["atom-openai-server.json", "atomesh-launch.json", "benchmark-serving.json"]
+    names = ["atom-openai-server.json", "atomesh-launch.json", "benchmark-serving.json",
+             "sglang-launch-server.json", "sglang-router.json"]
     if not all(os.path.isfile(os.path.join(cli, n)) for n in names):
         print(f"skipped: the real programs' CLI specs are not at {cli} (../shared/reference/cli)")
         return SKIPPED
@@ -360,8 +436,13 @@ def main(argv):
     atom = argparse_from_spec(specs["atom-openai-server.json"])
     bench = argparse_from_spec(specs["benchmark-serving.json"])
     clap = specs["atomesh-launch.json"]
+    sglang = [argparse_from_spec(specs["sglang-launch-server.json"])]
+    # The router build an SGLang image ships is sglang-router or smg (engines-sglang-vllm.md §0.9):
+    # either parser taking an argv is enough.
+    router_spec = specs["sglang-router.json"]
+    sglang_router = [argparse_from_spec(router_spec)] + [argparse_from_spec(a) for a in router_spec.get("alternatives", [])]
     failures = []
-    checked = {"atom": 0, "atomesh": 0, "benchmark_serving.py": 0}
+    checked = {"atom": 0, "atomesh": 0, "benchmark_serving.py": 0, "sglang": 0, "sglang-router": 0}
 
     sys.path.insert(0, os.path.join(src, "tests", "standins"))
     import atom_cli  # noqa: E402  (the stand-ins, from the source tree)
@@ -370,6 +451,10 @@ def main(argv):
     failures += compare_argparse("atom", atom, atom_cli.build_parser())
     failures += compare_argparse("benchmark_serving.py", bench, benchmark_serving.build_parser())
     failures += compare_clap(clap, atomesh.build_parser())
+    import sglang_cli
+    import sglang_router as sglang_router_standin
+    failures += compare_argparse_subset("sglang", sglang, sglang_cli.build_parser())
+    failures += compare_argparse_subset("sglang-router", sglang_router, sglang_router_standin.build_parser())
 
     recipes, unplannable = plans(helper, src)
     with tempfile.TemporaryDirectory() as work:
@@ -382,6 +467,18 @@ def main(argv):
                     if args[:3] == ATOM_PROGRAM:
                         atom.parse_args(args[3:])
                         checked["atom"] += 1
+                    elif args[:3] in (SGLANG_PROGRAM, SGLANG_ROUTER_PROGRAM):
+                        program = "sglang" if args[:3] == SGLANG_PROGRAM else "sglang-router"
+                        why = first_accepting(sglang if program == "sglang" else sglang_router, args[3:])
+                        if why:
+                            failures.append(f"{where}: {program}: {why}")
+                        # The stand-in must take what the Plan gives, or the lab runs another argv.
+                        mine = sglang_cli.build_parser() if program == "sglang" else sglang_router_standin.build_parser()
+                        try:
+                            mine.parse_args(args[3:])
+                        except SystemExit:
+                            failures.append(f"{where}: the {program} stand-in refuses the Plan's argv")
+                        checked[program] += 1
                     elif args[:2] == ["atomesh", "launch"]:
                         for problem in check_clap(clap, args[2:]):
                             failures.append(f"{where}: atomesh launch: {problem}")
@@ -404,8 +501,9 @@ def main(argv):
     for f in failures:
         print("FAIL " + f)
     print(f"cli specs: {len(recipes)} recipes planned; argvs checked: {checked['atom']} ATOM, "
-          f"{checked['atomesh']} AToMesh, {checked['benchmark_serving.py']} benchmark_serving.py; "
-          f"stand-in parsers compared with all three specs; {len(failures)} problem(s)")
+          f"{checked['atomesh']} AToMesh, {checked['benchmark_serving.py']} benchmark_serving.py, "
+          f"{checked['sglang']} SGLang, {checked['sglang-router']} sglang-router; "
+          f"stand-in parsers compared with all five specs; {len(failures)} problem(s)")
     if min(checked.values()) == 0:
         print("FAIL: some program had no argv to check: the recipes no longer exercise it")
         return 1

@@ -84,7 +84,10 @@ class KvEventPublisher:
     """One rank's publisher. Construction does the bind/connect, so a collision raises
     zmq.ZMQError(EADDRINUSE) right here, as ZmqEventPublisher.__init__ does in ATOM."""
 
-    def __init__(self, ctx, config, dp_rank, log):
+    def __init__(self, ctx, config, dp_rank, log, connect=False):
+        """`connect` (only with the ``offset`` behaviour): connect the PUB (and replay) socket to
+        the offset endpoint instead of binding it, as SGLang's ZmqEventPublisher does for an
+        endpoint without ``*``/``::`` (a relay's ingress). Default False: bind, as before."""
         self._config = config
         self._dp_rank = dp_rank
         self._log = log
@@ -103,12 +106,14 @@ class KvEventPublisher:
             self.endpoint = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)  # a `*` port resolved
         elif behaviour == "offset":
             self.endpoint = offset_endpoint(config.endpoint, dp_rank)
-            self.socket.bind(self.endpoint)
+            (self.socket.connect if connect else self.socket.bind)(self.endpoint)
             if config.replay_endpoint:
                 self._replay = ctx.socket(zmq.ROUTER)
                 self._replay.setsockopt(zmq.LINGER, 0)
-                self._replay.bind(offset_endpoint(config.replay_endpoint, dp_rank))
-        log.info("KV event publisher (%s) bound %s for dp_rank=%d", behaviour, self.endpoint, dp_rank)
+                replay = offset_endpoint(config.replay_endpoint, dp_rank)
+                (self._replay.connect if connect else self._replay.bind)(replay)
+        log.info("KV event publisher (%s) %s %s for dp_rank=%d", behaviour,
+                 "connected to" if connect else "bound", self.endpoint, dp_rank)
         if behaviour == "connect" and config.hook_connect and config.hook_endpoint:
             self.hook = ctx.socket(zmq.PUB)
             self.hook.setsockopt(zmq.LINGER, 0)
