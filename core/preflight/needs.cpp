@@ -147,6 +147,25 @@ std::vector<std::string> probe_arguments(const Recipe* recipe, const Profile& pr
   return a;
 }
 
+std::string found_line(const Fingerprint& f, const PreflightNeeds& n) {
+  const auto version = [](const std::string& v) { return v.empty() ? std::string("(no version)") : v; };
+  std::vector<std::string> parts;
+  if (n.engine)
+    parts.push_back(f.engine_module + " " + version(f.engine_version) +
+                    (f.engine_commit.empty() ? "" : ", commit " + f.engine_commit));
+  if (n.mooncake) parts.push_back("mooncake " + version(f.mooncake_version));
+  if (n.router)
+    parts.push_back((f.router_command.empty() ? std::string("router") : f.router_command) + " " + version(f.router_version));
+  if (!n.files.empty()) {
+    std::size_t present = 0;
+    for (const auto& file : n.files) present += f.files.count(file) && f.files.at(file);
+    parts.push_back(std::to_string(present) + " of " + std::to_string(n.files.size()) + " script(s) there");
+  }
+  std::string line = n.role + (f.node.empty() ? "" : " on " + f.node) + ":";
+  for (std::size_t i = 0; i < parts.size(); ++i) line += (i ? "; " : " ") + parts[i];
+  return parts.empty() ? line + " nothing to check" : line;
+}
+
 std::vector<std::string> missing_pieces(const Fingerprint& f, const PreflightNeeds& n) {
   std::vector<std::string> out;
   const std::string where = n.role + (f.node.empty() ? "" : " on " + f.node) + ": ";

@@ -195,6 +195,22 @@ def rdma_nic_selection(pkg):
     return "all-listed", path
 
 
+def package_version(pkg):
+    """__version__ from the package's version file, read without importing the package:
+    _version.py (setuptools_scm's write_to: ATOM's pyproject) or version.py (SGLang's
+    python/sglang/version.py, vLLM's vllm/version.py, sglang_router's)."""
+    for name in ("_version.py", "version.py"):
+        path = os.path.join(pkg, name)
+        if os.path.isfile(path):
+            try:
+                version = runpy.run_path(path).get("__version__")
+            except Exception:
+                version = None
+            if isinstance(version, str) and version:
+                return version
+    return None
+
+
 def probe_engine(module):
     out = {"module": module, "found": False}
     top = module.split(".")[0]
@@ -209,14 +225,7 @@ def probe_engine(module):
         return out
     out["found"] = True
     out["path"] = path
-    version_file = os.path.join(pkg, "_version.py")  # setuptools_scm's write_to (ATOM's pyproject)
-    version = None
-    if os.path.isfile(version_file):
-        try:
-            version = runpy.run_path(version_file).get("__version__")
-        except Exception:
-            version = None
-    out["version"] = version or dist_version(top)
+    out["version"] = package_version(pkg) or dist_version(top)
     commit = git_commit(os.path.dirname(pkg))
     if not commit and out["version"] and "+g" in out["version"]:
         m = re.match(r"[0-9a-f]+", out["version"].split("+g", 1)[1])
@@ -262,7 +271,7 @@ def probe_router_module(module):
     if path is None:
         out["error"] = "no module %s for %s" % (module, sys.executable)
     else:
-        out["version"] = dist_version(top.replace("_", "-"), top)
+        out["version"] = package_version(package_dir(top)) or dist_version(top.replace("_", "-"), top)
     return out
 
 

@@ -31,8 +31,11 @@ Readiness router_workers_ready(std::string_view body, int prefill, int decode) {
     counts[i] = *n;
   }
   const long long p = counts[0], d = counts[1] + counts[2];
-  r.why = "router sees prefill " + std::to_string(p) + "/" + std::to_string(prefill) + ", decode " + std::to_string(d) +
-          "/" + std::to_string(decode);
+  // Aggregated workers are the router's regular ones, counted where decode workers are.
+  r.why = prefill == 0 && counts[1] == 0
+              ? "router sees " + std::to_string(d) + "/" + std::to_string(decode) + " aggregated worker(s) (DP ranks)"
+              : "router sees prefill " + std::to_string(p) + "/" + std::to_string(prefill) + ", decode " +
+                    std::to_string(d) + "/" + std::to_string(decode);
   r.ready = p >= prefill && d >= decode;
   return r;
 }

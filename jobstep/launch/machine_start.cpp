@@ -163,12 +163,7 @@ void Launch::preflight() {
     throw;  // ~Child kills and reaps what is left
   }
   const PreflightVerdict v = judge_probes(job_, probes);
-  for (const auto& f : v.prints)
-    console_.line("  " + f.role + " on " + f.node + ": " + f.engine_module + " " +
-                  (f.engine_version.empty() ? "(no version)" : f.engine_version) +
-                  (f.engine_commit.empty() ? "" : ", commit " + f.engine_commit) + "; mooncake " +
-                  (f.mooncake_version.empty() ? "-" : f.mooncake_version) + "; router " +
-                  (f.router_version.empty() ? "-" : f.router_version));
+  for (const auto& f : v.prints) console_.line("  " + found_line(f, preflight_needs(job_.recipe, job_.profile, f.role)));
   for (const auto& line : v.notes) console_.line("  " + line);
   console_.line("fingerprints in " + job_.job_dir + "/fingerprints.json");
   for (const auto& line : v.missing) console_.line("preflight: missing: " + line);

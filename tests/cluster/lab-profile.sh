@@ -70,6 +70,8 @@ ln -sfn /usr/bin/python3 "$base/bin/python3"
   fi
   echo "engine_command: [env, PYTHONPATH=$standins/pkg, /usr/bin/python3, -m, atom.entrypoints.openai_server]"
   echo "router_command: [$standins/bin/atomesh]"
+  echo "sglang_command: [env, PYTHONPATH=$standins/pkg, /usr/bin/python3, -m, sglang.launch_server]"
+  echo "sglang_router_command: [env, PYTHONPATH=$standins/pkg, /usr/bin/python3, -m, sglang_router.launch_router]"
   echo "default_health_check: {max_attempts: 120, interval_seconds: 1}"
   echo "node_addresses:"
   for var in $(compgen -v LAB_NODE_ADDR_); do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-launch-run.sh BASE RECIPE: the lab twin RECIPE runs end to end with srt-job: every worker
+# test-launch-run.sh BASE RECIPE: the lab twin RECIPE (FILE or FILE:SELECTOR) runs end to end with srt-job: every worker
 # healthy, the router's /workers gate passed, then, while the benchmark runs, the listening-port
 # audit (tests/tools/port_audit.py against the Plan) is clean on every node; the benchmark
 # completes (one result per concurrency), the job ends COMPLETED 0:0 with status.json
@@ -45,9 +45,13 @@ for c in $points; do
   grep -q "benchmark c$c: ok" "$dir/logs/sweep_$jid.log" || lab_fail "the launcher did not report c$c ok from its own step"
 done
 [[ -s "$dir/runtime-logs.tar.gz" && -s "$dir/logs.tar.gz" ]] || lab_fail "log archives missing in $dir"
-for log in benchmark.out "sweep_$jid.log" "$(scontrol show hostnames "$nodelist" | sed -n 1p)_atomesh_0.out"; do
+# Every process's log under the name the Plan gives it (srtctl's: <node>_<role>_w<i>.out for a
+# worker, <node>_<router>_0.out, benchmark.out), and the sweep's.
+mapfile -t logs < <(/usr/bin/python3 -c 'import json,sys
+for p in json.load(open(sys.argv[1]))["processes"]: print(p["log_file"])' "$plan")
+(( ${#logs[@]} > 0 )) || lab_fail "the Plan names no log file"
+for log in "${logs[@]}" "sweep_$jid.log"; do
   [[ -s "$dir/logs/$log" ]] || lab_fail "log $log missing"
 done
-compgen -G "$dir/logs/*_prefill_w0.out" >/dev/null || lab_fail "no <node>_prefill_w0.out log"
 launch_assert_clean "$jid" 10
 echo "PASS: $(basename "$recipe") in $(lab_elapsed "$t0") s ($got results)"

@@ -69,6 +69,11 @@ struct PreflightNeeds {
 };
 PreflightNeeds preflight_needs(const Recipe& recipe, const Profile& profile, const std::string& role);
 
+// What the probe found of what the role needs, for the job's console: the engine's module and
+// version (commit) on a worker, Mooncake's version where it moves the KV, the router's command and
+// version on the router, the scripts on the benchmark ("agg on node1: sglang.launch_server 0.5.20").
+std::string found_line(const Fingerprint& f, const PreflightNeeds& needs);
+
 // Every missing piece, one line each ("prefill on node1: the engine module ... is not ...").
 std::vector<std::string> missing_pieces(const Fingerprint& f, const PreflightNeeds& needs);
 

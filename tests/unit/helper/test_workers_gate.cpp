@@ -34,6 +34,14 @@ TEST_CASE("workers gate: AToMesh's counts open it, fewer keep it closed", "[laun
   CHECK(gate(R"({"stats": {"prefill_count": 1, "regular_count": 1}})", why));
 }
 
+TEST_CASE("workers gate: aggregated workers are the router's regular ones, one per DP rank", "[launch]") {
+  std::string why;
+  CHECK(workers_gate(answer(R"({"stats": {"prefill_count": 0, "decode_count": 0, "regular_count": 8}})"), 0, 8, why));
+  CHECK(why == "router sees 8/8 aggregated worker(s) (DP ranks)");
+  CHECK_FALSE(workers_gate(answer(R"({"stats": {"regular_count": 7}})"), 0, 8, why));
+  CHECK(why == "router sees 7/8 aggregated worker(s) (DP ranks)");
+}
+
 TEST_CASE("workers gate: counts of any wrong type keep it closed and say which", "[launch][hostile]") {
   for (const std::string raw : {"\"1\"", "true", "[1]", "{\"n\": 1}", "1.5", "1e300", "-1", "18446744073709551615",
                                 "9223372036854775807", "-9223372036854775808"}) {

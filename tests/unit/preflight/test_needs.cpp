@@ -73,6 +73,23 @@ TEST_CASE("an SGLang recipe's roles are probed for SGLang and its router, not AT
   CHECK_THAT(lines[0], Catch::EndsWith("the profile's sglang_command cannot start"));
 }
 
+TEST_CASE("the console line says what each role needs, as found") {
+  Json probe = bare_probe();
+  probe["engine"] = {{"module", "sglang.launch_server"}, {"found", true}, {"version", "0.5.20"}};
+  probe["router"] = {{"command", "python -m sglang_router.launch_router"}, {"path", "/x/launch_router.py"}, {"version", "0.3.2"}};
+  probe["files"] = {{"/infmax-workspace/utils/bench_serving/benchmark_serving.py", true}};
+  Fingerprint f = fingerprint_from_probe(probe, "here");
+  f.node = "node1";
+  const Recipe routed = sglang_twin("override_tp8_dpa");
+  const Profile p = default_profile();
+  CHECK(found_line(f, preflight_needs(routed, p, "agg")) == "agg on node1: sglang.launch_server 0.5.20");
+  CHECK(found_line(f, preflight_needs(routed, p, "router")) == "router on node1: python -m sglang_router.launch_router 0.3.2");
+  CHECK(found_line(f, preflight_needs(routed, p, "benchmark")) == "benchmark on node1: 1 of 1 script(s) there");
+  const Recipe atom = lab_recipe();
+  CHECK(found_line(f, preflight_needs(atom, p, "prefill")) ==
+        "prefill on node1: sglang.launch_server 0.5.20; mooncake (no version)");
+}
+
 TEST_CASE("an SGLang P/D worker needs Mooncake only when Mooncake moves its KV") {
   Recipe r = sglang_twin("base");
   const Profile p = default_profile();
