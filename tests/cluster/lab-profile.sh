@@ -72,6 +72,10 @@ ln -sfn /usr/bin/python3 "$base/bin/python3"
   echo "router_command: [$standins/bin/atomesh]"
   echo "sglang_command: [env, PYTHONPATH=$standins/pkg, /usr/bin/python3, -m, sglang.launch_server]"
   echo "sglang_router_command: [env, PYTHONPATH=$standins/pkg, /usr/bin/python3, -m, sglang_router.launch_router]"
+  # bin/vllm and bin/vllm-router find their own modules; vllm_command's first word must stay the
+  # program (backend.vllm_serve_binary replaces it).
+  echo "vllm_command: [$standins/bin/vllm, serve]"
+  echo "vllm_router_command: [$standins/bin/vllm-router]"
   echo "default_health_check: {max_attempts: 120, interval_seconds: 1}"
   echo "node_addresses:"
   for var in $(compgen -v LAB_NODE_ADDR_); do

@@ -658,9 +658,10 @@ def metrics_handler(router, prefix="mesh"):
     return metrics
 
 
-async def amain(args, router_cls=None, gateway_cls=None, metrics_prefix="mesh"):
+async def amain(args, router_cls=None, gateway_cls=None, metrics_prefix="mesh", metrics_factory=None):
     """Metrics listener, then worker registration, then the HTTP port; SIGTERM/SIGINT -> 0.
-    router_cls/gateway_cls/metrics_prefix let sglang_router.py run the same startup."""
+    router_cls/gateway_cls/metrics_prefix let sglang_router.py run the same startup;
+    metrics_factory(router) -> handler replaces the /metrics handler (vllm_router.py)."""
     router = (router_cls or Router)(args)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -670,7 +671,7 @@ async def amain(args, router_cls=None, gateway_cls=None, metrics_prefix="mesh"):
     runners = []
     try:
         metrics_app = web.Application()
-        metrics_app.router.add_get("/metrics", metrics_handler(router, metrics_prefix))
+        metrics_app.router.add_get("/metrics", (metrics_factory or (lambda r: metrics_handler(r, metrics_prefix)))(router))
         try:
             runners.append(await run_app(metrics_app, args.prometheus_host, args.prometheus_port,
                                          log, banner="Prometheus metrics on {host}:{port}"))

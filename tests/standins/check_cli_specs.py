@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Every argv the Plan gives ATOM, AToMesh, SGLang, sglang-router and benchmark_serving.py,
 checked against the real programs' command lines, and the stand-ins' parsers checked against the
-same: ATOM's, AToMesh's and benchmark_serving.py's option for option; SGLang's and the router's
-(hundreds of options upstream) as a subset, each option they accept having the real shape, and
-each taking the Plan's argv for the shipped recipes.
+same: ATOM's, AToMesh's, vllm-router's and benchmark_serving.py's option for option; SGLang's,
+sglang-router's and `vllm serve`'s (hundreds of options upstream) as a subset, each option they
+accept having the real shape (STANDIN_EXTRAS: the few an image's own build takes and no spec has),
+and each taking the Plan's argv for the shipped recipes.
 
 The specs are ../shared/reference/cli/*.json, extracted from the real parsers (outside the project:
 read from there, never copied; exit 77, skipped, when they are absent):
@@ -371,6 +372,11 @@ def compare_argparse_subset(name, reals, standin):
 # Options a stand-in accepts that no spec has, each with the reason (the real build an image
 # ships takes them: tests/unit/plan/spec_exemptions.tsv says where the corpus uses them).
 STANDIN_EXTRAS = {
+    "vllm": {
+        "--engram-config": "DeepSeek-V4.1 Engram option of the dsv41flash recipe's nightly vLLM image; in no vLLM "
+                           "source the spec was read from (tests/unit/plan/spec_exemptions.tsv)",
+        "--swa-bounded-replay": "the same nightly image's sparse-SWA replay switch (spec_exemptions.tsv)",
+    },
     "sglang-router": {
         "--connect-timeout-secs": "in neither sglang-router 0.3.2 nor smg 1.9.0; the MI355X image's router takes "
                                   "it and InferenceX's recipes pass it (engines-sglang-vllm.md §0.9)",
@@ -390,7 +396,7 @@ def first_accepting(parsers, argv):
     return " / ".join(problems)
 
 
-def compare_clap(spec, standin):
+def compare_clap(spec, standin, program="atomesh"):
     problems = []
     by_option = {o: a for a in standin._actions for o in a.option_strings}
     kinds = {"_StoreTrueAction": "flag", "_StoreConstAction": "flag", "_AppendAction": "append1"}
@@ -401,19 +407,19 @@ def compare_clap(spec, standin):
             known.add(name)
             action = by_option.get(name)
             if action is None:
-                problems.append(f"atomesh: the stand-in lacks {name}")
+                problems.append(f"{program}: the stand-in lacks {name}")
                 continue
             kind = kinds.get(type(action).__name__, "multi" if action.nargs in ("+", "*") else "one")
             if kind != opt["kind"]:
-                problems.append(f"atomesh {name}: {kind} in the stand-in, {opt['kind']} in clap")
+                problems.append(f"{program} {name}: {kind} in the stand-in, {opt['kind']} in clap")
             if opt.get("choices") and list(action.choices or []) != opt["choices"]:
-                problems.append(f"atomesh {name}: choices {list(action.choices or [])} in the stand-in, {opt['choices']} in clap")
+                problems.append(f"{program} {name}: choices {list(action.choices or [])} in the stand-in, {opt['choices']} in clap")
             want_type = types.get(opt["value_type"])
             got_type = getattr(action.type, "__name__", None) if action.type else None
             if kind != "flag" and want_type and got_type != want_type:
-                problems.append(f"atomesh {name}: type {got_type} in the stand-in, {opt['value_type']} in clap")
+                problems.append(f"{program} {name}: type {got_type} in the stand-in, {opt['value_type']} in clap")
     for option in sorted(set(by_option) - known):
-        problems.append(f"atomesh: the stand-in accepts {option}, clap does not")
+        problems.append(f"{program}: the stand-in accepts {option}, clap does not")
     return problems
 
 
@@ -425,7 +431,7 @@ def main(argv):
     reference = argv[3] if len(argv) > 3 else os.path.join(src, "..", "shared", "reference")
     cli = os.path.join(reference, "cli")
     names = ["atom-openai-server.json", "atomesh-launch.json", "benchmark-serving.json",
-             "sglang-launch-server.json", "sglang-router.json"]
+             "sglang-launch-server.json", "sglang-router.json", "vllm-serve.json", "vllm-router.json"]
     if not all(os.path.isfile(os.path.join(cli, n)) for n in names):
         print(f"skipped: the real programs' CLI specs are not at {cli} (../shared/reference/cli)")
         return SKIPPED
@@ -455,6 +461,10 @@ def main(argv):
     import sglang_router as sglang_router_standin
     failures += compare_argparse_subset("sglang", sglang, sglang_cli.build_parser())
     failures += compare_argparse_subset("sglang-router", sglang_router, sglang_router_standin.build_parser())
+    import vllm_cli
+    import vllm_router as vllm_router_standin
+    failures += compare_argparse_subset("vllm", [argparse_from_spec(specs["vllm-serve.json"])], vllm_cli.build_parser())
+    failures += compare_clap(specs["vllm-router.json"]["arguments"], vllm_router_standin.build_parser(), "vllm-router")
 
     recipes, unplannable = plans(helper, src)
     with tempfile.TemporaryDirectory() as work:
@@ -503,7 +513,7 @@ def main(argv):
     print(f"cli specs: {len(recipes)} recipes planned; argvs checked: {checked['atom']} ATOM, "
           f"{checked['atomesh']} AToMesh, {checked['benchmark_serving.py']} benchmark_serving.py, "
           f"{checked['sglang']} SGLang, {checked['sglang-router']} sglang-router; "
-          f"stand-in parsers compared with all five specs; {len(failures)} problem(s)")
+          f"stand-in parsers compared with all seven specs; {len(failures)} problem(s)")
     if min(checked.values()) == 0:
         print("FAIL: some program had no argv to check: the recipes no longer exercise it")
         return 1

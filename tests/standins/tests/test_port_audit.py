@@ -95,6 +95,15 @@ class LiveAudit(StandinTestCase):
         self.assertIn(f"MISSING replay port {self.base + 20}: not listening; held by foreign",
                       out)
 
+    def test_a_scan_block_may_be_bound_in_and_need_not_be(self):
+        # vLLM's VLLM_PORT block: get_open_port() takes what it needs from its base, so a port of
+        # the block nobody listens on is not missing, and one that is listened on is expected.
+        code, out = self.audit(self.plan(scan=[self.base + 20, self.base + 21]))
+        self.assertEqual(code, 0, out)
+        code, out = self.audit(self.plan(kv_events=[], scan=[self.base + 16, self.base + 17, self.base + 18]))
+        self.assertEqual(code, 0, out)
+        self.assertNotIn("MISSING", out)
+
     def test_explicit_pid_and_json_report(self):
         plan = self.plan()
         code, out = self.audit(plan, "--pid", f"prefill:0={self.proc.pid}", "--marker",
