@@ -96,6 +96,11 @@ std::vector<report::TreeFile> collect_result_tree(const fs::path& root) {
         if (f->path().extension() == ".json") add_result_file(f->path(), root, files);
     }
   }
+  // AgentX aggregates: InferenceX's single-node lanes write $AGENTIC_OUTPUT_DIR=/logs, so
+  // <RESULT_FILENAME>.json sits directly in logs/ (judge_collector_tree knows one by its content).
+  if (is_real_directory(root / "logs"))
+    for (fs::directory_iterator it(root / "logs", ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".json") add_result_file(it->path(), root, files);
   if (is_real_directory(root / "fixed-seq"))
     for (fs::directory_iterator it(root / "fixed-seq", ec), end; !ec && it != end; it.increment(ec))
       if (it->path().extension() == ".json") add_result_file(it->path(), root, files);

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "srt/agentic_result.hpp"
 #include "srt/submit.hpp"
 #include "srt/untrusted_json.hpp"
 
@@ -103,10 +104,26 @@ std::string collector_point_problem(const std::string& text, int concurrency) {
   return problems;
 }
 
-CollectorVerdict judge_collector_tree(const std::vector<TreeFile>& files, const std::vector<int>& expected) {
+CollectorVerdict judge_collector_tree(const std::vector<TreeFile>& files, const std::vector<int>& expected,
+                                      double agentic_max_error_rate) {
   CollectorVerdict v;
   std::map<int, int> seen;
+  // The directories holding the marker InferenceX's AgentX scripts leave beside an invalid run.
+  constexpr std::string_view kInvalidMarker = "RUN_INVALID.json";
+  std::set<std::string> invalid_dirs;
+  for (const TreeFile& f : files)
+    if (base_name(f.path) == kInvalidMarker) invalid_dirs.insert(f.path.substr(0, f.path.size() - kInvalidMarker.size()));
   for (const TreeFile& f : files) {
+    // An AgentX aggregate, found by what it holds (its name is the workflow's RESULT_FILENAME);
+    // a `_conc<N>` in its name must be its own conc.
+    if (const auto agentic = agentic_concurrency(f.text)) {
+      const auto named = agentic_name_concurrency(base_name(f.path));
+      const int conc = named.value_or(*agentic);
+      ++seen[conc];
+      const std::string dir = f.path.substr(0, f.path.size() - base_name(f.path).size());
+      v.points.push_back(judge_agentic_text(conc, f.path, f.text, agentic_max_error_rate, invalid_dirs.count(dir) > 0));
+      continue;
+    }
     // srtctl's sa-bench name, else the AMD contract's fixed-seq/<name>-c<N>.json.
     const auto name = parse_sa_bench_name(base_name(f.path));
     const int conc = name ? name->concurrency : concurrency_of(base_name(f.path));

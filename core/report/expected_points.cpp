@@ -1,7 +1,9 @@
 #include "srt/expected_points.hpp"
 
+#include <cstdlib>
 #include <optional>
 
+#include "srt/agentic_result.hpp"
 #include "srt/collector_rules.hpp"
 
 namespace srt {
@@ -17,20 +19,31 @@ std::optional<SeenVariable> benchmark_variable(const Recipe& recipe, const std::
   return seen;
 }
 
-ExpectedPoints expected_points(const Recipe& recipe, const char* inherited) {
+ExpectedPoints expected_points(const Recipe& recipe, const char* inherited, const char* inherited_conc) {
   ExpectedPoints e;
   if (!recipe.benchmark.concurrencies.empty()) {
     e.points = recipe.benchmark.concurrencies;
     e.source = "benchmark.concurrencies";
     return e;
   }
-  const std::optional<SeenVariable> seen = benchmark_variable(recipe, "CONC_LIST", inherited);
+  // srt_agentic.sh runs ${CONC_LIST:-$CONC}: an AgentX variant names its one point with CONC.
+  std::optional<SeenVariable> seen = benchmark_variable(recipe, "CONC_LIST", inherited);
+  if (!seen) seen = benchmark_variable(recipe, "CONC", inherited_conc);
   if (!seen) return e;
   e.source = seen->source;
   const auto parsed = report::parse_conc_list(seen->value);
   if (!parsed) e.problem = e.source + " '" + seen->value + "' is not a list of positive integers";
   else e.points = *parsed;
   return e;
+}
+
+double agentic_max_error_rate(const Recipe& recipe, const char* inherited) {
+  const std::optional<SeenVariable> seen = benchmark_variable(recipe, "AIPERF_FAILED_REQUEST_THRESHOLD", inherited);
+  if (!seen) return report::kAgenticMaxErrorRate;
+  char* end = nullptr;
+  const double v = std::strtod(seen->value.c_str(), &end);
+  if (end == seen->value.c_str() || *end != '\0' || !(v >= 0 && v <= 1)) return report::kAgenticMaxErrorRate;
+  return v;
 }
 
 }  // namespace srt

@@ -51,7 +51,7 @@ Attempt run_once(const RunArgs& a, const run::Resume* resume) {
 
   // The points InferenceX's collector expects: the recipe's grid, else CONC_LIST (this shell's,
   // which sbatch exported to the job); a resumed job's are the ones it ran.
-  const ExpectedPoints named = srt::expected_points(job.recipe, std::getenv("CONC_LIST"));
+  const ExpectedPoints named = srt::expected_points(job.recipe, std::getenv("CONC_LIST"), std::getenv("CONC"));
   const std::vector<int> expected = resume ? resume->points : named.points;
   run::Collected c = run::collect(job, a.results, expected);
   if (!resume && !named.problem.empty()) c.all_valid = false, c.problems.insert(c.problems.begin(), named.problem);

@@ -224,7 +224,7 @@ std::filesystem::path Launch::results_path() const {
 // benchmark writes them: srtctl's logs/*isl*osl*/ in the job's directory, the AMD contract's
 // fixed-seq/ under the results root.
 void Launch::check_results() {
-  const ExpectedPoints e = srt::expected_points(job_.recipe, std::getenv("CONC_LIST"));
+  const ExpectedPoints e = srt::expected_points(job_.recipe, std::getenv("CONC_LIST"), std::getenv("CONC"));
   if (!e.problem.empty()) throw failed(Cause::recipe, e.problem + ": the results cannot be judged");
   const std::vector<int>& expected = e.points;
   const std::string& source = e.source;
@@ -239,7 +239,8 @@ void Launch::check_results() {
                   ", and neither the recipe (benchmark.concurrencies) nor CONC_LIST names a point: nothing to check");
     return;
   }
-  const report::CollectorVerdict v = report::judge_collector_tree(files, expected);
+  const report::CollectorVerdict v = report::judge_collector_tree(
+      files, expected, agentic_max_error_rate(job_.recipe, std::getenv("AIPERF_FAILED_REQUEST_THRESHOLD")));
   for (const auto& p : v.points)
     console_.line("  c" + std::to_string(p.concurrency) + ": " +
                   (p.problem.empty() ? "ok, " + std::to_string(p.completed) + " completed" : p.problem));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "srt/agentic_result.hpp"
 #include "srt/validity.hpp"
 
 namespace srt::report {
@@ -53,8 +54,10 @@ struct CollectorVerdict {
 };
 
 // Judges the result files found (each file's path ends in its sa-bench name, or in the AMD
-// contract's <name>-c<N>.json; other files are ignored) against `expected`
+// contract's <name>-c<N>.json, or the file is an AgentX aggregate (srt/agentic_result.hpp),
+// judged with `agentic_max_error_rate`; other files are ignored) against `expected`
 // (empty: whatever was found is expected, and at least one point must be).
-CollectorVerdict judge_collector_tree(const std::vector<TreeFile>& files, const std::vector<int>& expected);
+CollectorVerdict judge_collector_tree(const std::vector<TreeFile>& files, const std::vector<int>& expected,
+                                      double agentic_max_error_rate = kAgenticMaxErrorRate);
 
 }  // namespace srt::report

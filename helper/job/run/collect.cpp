@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "srt/collector_rules.hpp"
+#include "srt/expected_points.hpp"
 #include "srt/result_files.hpp"
 #include "srt/safe_dir.hpp"
 #include "run.hpp"
@@ -72,7 +73,8 @@ Collected collect(const Submitted& job, const std::string& results_dir, const st
   // The one validity gate (srt/validity.hpp) with InferenceX's collector rules on top
   // (srt/collector_rules.hpp), over srtctl's logs/*isl*osl*/ and the AMD contract's fixed-seq/, as
   // the launcher and `report --check` judge a tree.
-  const report::CollectorVerdict verdict = report::judge_collector_tree(tree, expected);
+  const report::CollectorVerdict verdict = report::judge_collector_tree(
+      tree, expected, agentic_max_error_rate(job.recipe, std::getenv("AIPERF_FAILED_REQUEST_THRESHOLD")));
 
   // InferenceX's renamed copies, from the Plan recorded with the results when there is one.
   report::GpuCount gpus;

@@ -132,3 +132,78 @@ TEST_CASE("the expected points: the grid, else CONC_LIST as the benchmark step s
   CHECK(srt::expected_points(r, "4 8").points == std::vector<int>{1, 2});
   CHECK(srt::expected_points(r, nullptr).source == "benchmark.concurrencies");
 }
+
+TEST_CASE("an AgentX variant names its one point with CONC when nothing names a CONC_LIST") {
+  srt::Recipe r;
+  r.benchmark.env = {{"CONC", "16"}};
+  CHECK(srt::expected_points(r, nullptr).points == std::vector<int>{16});
+  CHECK(srt::expected_points(r, nullptr).source == "benchmark.env.CONC");
+  CHECK(srt::expected_points(srt::Recipe{}, nullptr, "8").source == "the job's CONC");
+  CHECK(srt::expected_points(r, "4 8").points == std::vector<int>{4, 8});  // srt_agentic.sh: ${CONC_LIST:-$CONC}
+  r.benchmark.env = {{"AIPERF_FAILED_REQUEST_THRESHOLD", "0.25"}};
+  CHECK(srt::agentic_max_error_rate(r, nullptr) == 0.25);
+  CHECK(srt::agentic_max_error_rate(srt::Recipe{}, "0.5") == 0.5);
+  for (const char* bad : {"", "x", "1.5", "-0.1", "0.1x", "nan"})
+    CHECK(srt::agentic_max_error_rate(srt::Recipe{}, bad) == srt::report::kAgenticMaxErrorRate);
+}
+
+namespace {
+
+// An AgentX aggregate as InferenceX's process_agentic_result writes it (the keys its tests list;
+// the values a small run's).
+std::string agentic(int conc, long successful, long profiled, long error_dropped) {
+  return "{\"scenario_type\": \"agentic-coding\", \"conc\": " + std::to_string(conc) +
+         ", \"model\": \"m\", \"framework\": \"atom\", \"num_requests_total\": " + std::to_string(profiled + error_dropped) +
+         ", \"num_requests_successful\": " + std::to_string(successful) +
+         ", \"request_accounting\": {\"records_total\": " + std::to_string(profiled + error_dropped + 3) +
+         ", \"records_profiled\": " + std::to_string(profiled) + ", \"records_dropped_total\": " +
+         std::to_string(error_dropped + 3) + ", \"records_warmup_dropped\": 3, \"records_error_dropped\": " +
+         std::to_string(error_dropped) + ", \"error_categories\": {}}" +
+         ", \"request_metrics\": {\"throughput\": {\"input\": 500.0, \"output\": 40.0, \"total\": 540.0, "
+         "\"duration_seconds\": 10.0, \"per_gpu\": {}}}}";
+}
+
+}  // namespace
+
+TEST_CASE("an AgentX aggregate is a point of its own, judged as InferenceX's workflow judges it") {
+  using srt::report::judge_collector_tree;
+  // Single-node: $AGENTIC_OUTPUT_DIR=/logs, the workflow's RESULT_FILENAME as its name.
+  auto v = judge_collector_tree({{"logs/dsv4_fp4_atom_tp8_conc16.json", agentic(16, 40, 40, 0)},
+                                 {"logs/preflight_agg.json", "{\"engine\": {}}"}},
+                                {16});
+  CHECK(v.valid);
+  REQUIRE(v.points.size() == 1);
+  CHECK(v.points[0].completed == 40);
+  CHECK(v.points[0].output_tokens == 400);
+  // A name without _conc<N>: the point is the aggregate's own conc.
+  CHECK(judge_collector_tree({{"logs/agg_dsv4.json", agentic(4, 10, 10, 0)}}, {4}).valid);
+  CHECK_FALSE(judge_collector_tree({{"logs/agg_dsv4.json", agentic(4, 10, 10, 0)}}, {8}).valid);
+
+  // No success, errors over the threshold (warmup drops are not errors), conc against the name.
+  v = judge_collector_tree({{"logs/x_conc4.json", agentic(4, 0, 0, 0)}}, {4});
+  CHECK_FALSE(v.valid);
+  CHECK_THAT(v.problems().back(), Catch::Contains("no request succeeded"));
+  CHECK(judge_collector_tree({{"logs/x.json", agentic(4, 90, 90, 10)}}, {4}).valid);  // exactly 10 %
+  v = judge_collector_tree({{"logs/x.json", agentic(4, 89, 89, 11)}}, {4});
+  CHECK_FALSE(v.valid);
+  CHECK_THAT(v.problems().back(), Catch::Contains("11 of 100 requests failed (11.0 %, more than the 10.0 % allowed)"));
+  CHECK(judge_collector_tree({{"logs/x.json", agentic(4, 89, 89, 11)}}, {4}, 0.2).valid);
+  v = judge_collector_tree({{"logs/x_conc8.json", agentic(4, 10, 10, 0)}}, {8});
+  CHECK_FALSE(v.valid);
+  CHECK_THAT(v.problems().back(), Catch::Contains("conc 4 is not the point's 8"));
+  // The marker InferenceX's scripts leave beside a run they call invalid.
+  v = judge_collector_tree({{"logs/x.json", agentic(4, 10, 10, 0)}, {"logs/RUN_INVALID.json", "{}"}}, {4});
+  CHECK_FALSE(v.valid);
+  CHECK_THAT(v.problems().back(), Catch::Contains("RUN_INVALID.json"));
+  // Anything else that is JSON in logs/ is not a point; junk and hostile values are not either.
+  for (const std::string text : {"[]", "{\"scenario_type\": \"agentic-coding\"}", "{\"scenario_type\": \"agentic-coding\", \"conc\": \"4\"}",
+                                 "{\"scenario_type\": \"agentic-coding\", \"conc\": 1e300}", "not json", "{\"conc\": 4}"})
+    CHECK(judge_collector_tree({{"logs/x.json", text}}, {}).expected.empty());
+  // Counts of the wrong type or past any run's size fail the point, never the reader.
+  for (const std::string bad : {"true", "-1", "1.5", "99999999999999999999", "\"10\""}) {
+    std::string text = agentic(4, 10, 10, 0);
+    text.replace(text.find("\"num_requests_successful\": 10"), 29, "\"num_requests_successful\": " + bad);
+    INFO(text);
+    CHECK_FALSE(judge_collector_tree({{"logs/x.json", text}}, {4}).valid);
+  }
+}
