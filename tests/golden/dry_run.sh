@@ -95,7 +95,14 @@ if [[ $mode == check ]]; then
     rel=${saved#"$golden"/}
     rel=${rel#podman/}
     rel=${rel#docker/}
-    [[ -f "$src/${rel%.json}.yaml" ]] || { echo "FAIL: $rel has no recipe any more; remove it" >&2; bad=1; }
+    rel=${rel%.json}
+    # A variant's file is FILE.SELECTOR.json: its recipe is FILE.yaml and SELECTOR one of its variants.
+    if [[ ! -f "$src/$rel.yaml" && $rel == *.* && -f "$src/${rel%.*}.yaml" ]]; then
+      selector=${rel##*.}
+      listed=$("$helper" nodes --profile etc/srt/cluster.yaml "${rel%.*}.yaml" 2>/dev/null || true)
+      [[ $selector == base || $'\n'$listed == *$'\n'"$selector "* ]] && continue
+    fi
+    [[ -f "$src/$rel.yaml" ]] || { echo "FAIL: $rel.json has no recipe any more; remove it" >&2; bad=1; }
   done < <(find "$golden" -name '*.json')
 fi
 exit "$bad"
