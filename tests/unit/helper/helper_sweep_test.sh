@@ -25,6 +25,8 @@ declare -A want_nodes=(
   [recipes/lab/qwen3/atom/mi355x-bf16/smoke/disagg-1p1d-tp8.yaml]=2
   [recipes/lab/qwen3/atom/mi355x-bf16/smoke/disagg-2p1d-tp8.yaml]=3
   [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]=1
+  [recipes/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]=1
+  [recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]=1
   [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]=1
   [tests/fixtures/recipes/good/agg-direct.yaml]=1
   [tests/fixtures/recipes/good/atom-1p1d-minimal.yaml]=2
@@ -37,6 +39,8 @@ declare -A want_nodes=(
 declare -A want_variants=(
   [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
   [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
+  [recipes/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]="override_tp8_c4 override_dep8_c64"
+  [recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]="override_tp8_c4 override_dep8_c64"
 )
 # Recipes srt-spank validates but does not plan: what make_plan names as not planned yet.
 declare -A not_planned=(
@@ -159,13 +163,7 @@ for r in "${refs[@]}"; do
   names="'lab-n1'"
   for ((k = 2; k <= n; k++)); do names+=", 'lab-n$k'"; done
   [ "$n" = 1 ] && nodelist="lab-n1"
-  # Variants files (base + override_*): each selector is swept as a recipe of its own, named
-# FILE:SELECTOR as sbatch --srt-recipe takes it.
-declare -A want_variants=(
-  [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
-  [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
-)
-# Recipes srt-spank validates but does not plan (other backends): a clear refusal, no Plan.
+  # Recipes srt-spank validates but does not plan (other backends): a clear refusal, no Plan.
   if [ -n "${not_planned[$rel]:-}" ]; then
     refusal="^srt-helper: ${not_planned[$rel]} can be validated but not planned yet; "
     run 1 "$refusal" -- plan --profile "$profile" --nodelist "$nodelist" "$r" && stdout_is ""
