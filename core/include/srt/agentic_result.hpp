@@ -2,8 +2,8 @@
 // (benchmarks/srt_agentic.sh, then `python -m infx.results.agentic.process_agentic_result`):
 // $AGENTIC_OUTPUT_DIR/$RESULT_FILENAME.json, `<base>_conc<N>.json` when the script loops over
 // CONC_LIST. What makes a point valid is what InferenceX's workflow and collector check
-// (../shared/reference/inferencex-runner.md (e); InferenceX's tests of the processor,
-// utils/.../test_process_agentic_result.py, list the aggregate's keys): its conc is the point's,
+// (SemiAnalysisAI/InferenceX benchmarks/srt_agentic.sh @ 4fa2a2ff and the tests of its
+// infx.results.agentic processor, which list the aggregate's keys): its conc is the point's,
 // num_requests_successful is a positive count, no RUN_INVALID.json beside it, and at most the
 // failed-request threshold (AIPERF_FAILED_REQUEST_THRESHOLD, 0.10 by default) of its profiled
 // requests were dropped for errors. Pure: the caller reads the files.
