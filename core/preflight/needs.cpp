@@ -111,7 +111,11 @@ std::vector<std::string> probe_interpreter(const Recipe* recipe, const Profile& 
   const auto& c = *engine_of(recipe, profile).first;
   for (std::size_t i = 0; i + 1 < c.size(); ++i)
     if (c[i] == "-m") return {c.begin(), c.begin() + std::ptrdiff_t(i)};
-  return {"python3"};
+  // A program run by name (`vllm serve`): the image's python3, in the environment the command
+  // sets before the program (the lab's `env PYTHONPATH=...`).
+  std::vector<std::string> out(c.begin(), c.begin() + std::ptrdiff_t(command_program_index(c)));
+  out.push_back("python3");
+  return out;
 }
 
 std::vector<std::string> probe_arguments(const Recipe* recipe, const Profile& profile,
@@ -120,7 +124,8 @@ std::vector<std::string> probe_arguments(const Recipe* recipe, const Profile& pr
   // The engine's module: the one run with -m, else the package of its program (`vllm serve`).
   const auto& engine = *engine_of(recipe, profile).first;
   std::string module = module_of(engine);
-  if (module.empty() && !engine.empty()) module = engine.front().substr(engine.front().rfind('/') + 1);
+  if (const std::size_t program = command_program_index(engine); module.empty() && program < engine.size())
+    module = engine[program].substr(engine[program].rfind('/') + 1);
   if (!module.empty()) a.insert(a.end(), {"--engine-module", module});
   int gid = -1;
   std::set<std::string> files;

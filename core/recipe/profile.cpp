@@ -62,6 +62,8 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
                                   ") overlaps Mooncake's transfer-engine ports 15000-17000 (MC_MIN_RPC_PORT-MC_MAX_RPC_PORT, "
                                   "taken at random by every rank)",
           "choose a range outside it, e.g. 20000-28999 (below the kernel's ephemeral range)");
+  if (!p.setup_scripts_dir.empty() && p.setup_scripts_dir.front() != '/')
+    error("setup_scripts_dir", "is not an absolute path", "name the directory from /");
   if (p.frontend_port >= p.port_range_begin && p.frontend_port <= p.port_range_end)
     error("frontend_port", "lies inside the allocator's port range " + std::to_string(p.port_range_begin) + "-" +
                                std::to_string(p.port_range_end), "move one of them");
@@ -101,6 +103,15 @@ Profile default_profile() { return Profile{}; }
 
 HealthCheck effective_health_check(const Recipe& r, const Profile& p) {
   return r.health_check ? *r.health_check : p.default_health_check ? *p.default_health_check : HealthCheck{};
+}
+
+std::size_t command_program_index(const std::vector<std::string>& command) {
+  std::size_t i = 0;
+  if (i < command.size() && command[i] == "env") {
+    ++i;
+    while (i < command.size() && command[i].find('=') != std::string::npos && command[i].front() != '=') ++i;
+  }
+  return i;
 }
 
 const char* container_runtime_name(ContainerRuntime r) {
@@ -175,6 +186,7 @@ Profile profile_from_document(Document doc) {
   set_int(root, "benchmark_stall_timeout", p.benchmark_stall_timeout);
   set_int(root, "gpu_idle_vram_mib", p.gpu_idle_vram_mib);
   set_text(root, "topology_cache_dir", p.topology_cache_dir);
+  set_text(root, "setup_scripts_dir", p.setup_scripts_dir);
   if (at(root, "engine_command")) p.engine_command = list(at(root, "engine_command"));
   if (at(root, "router_command")) p.router_command = list(at(root, "router_command"));
   if (at(root, "sglang_command")) p.sglang_command = list(at(root, "sglang_command"));

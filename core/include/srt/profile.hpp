@@ -92,6 +92,10 @@ struct Profile {
   // -1 = no check.
   int gpu_idle_vram_mib = 1024;
   std::string topology_cache_dir = "/var/cache/srt";
+  // Where a recipe's setup_script is looked up (srtctl's configs/, with configs/patches/ as its
+  // fallback): mounted read-only at /configs in every worker's and router's container; "" = the
+  // cluster runs no setup scripts.
+  std::string setup_scripts_dir;
   std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
   std::vector<std::string> router_command = {"atomesh"};
   // SGLang's worker and router, as srtctl starts them (the lab runs stand-ins).
@@ -113,6 +117,11 @@ struct Profile {
 };
 
 Profile default_profile();
+
+// Where the program is in a profile command (engine_command, vllm_command, ...): after a leading
+// `env NAME=VALUE...` (the lab's `env PYTHONPATH=... python3 -m ...`), else 0; the command's size
+// when it names no program.
+std::size_t command_program_index(const std::vector<std::string>& command);
 Profile profile_from_document(Document doc);
 // A profile file's bytes (read by the caller: sys/ `load_profile_file`), `name` in messages; the
 // digest is the bytes' sha256, the one the plugin and the launcher compare.

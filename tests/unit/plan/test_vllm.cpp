@@ -182,6 +182,13 @@ TEST_CASE("vllm set_visible_devices: the visibility variable, no --device-ids") 
   CHECK_FALSE(has_arg(w, "--device-ids"));
   CHECK(env_of(w, "ROCR_VISIBLE_DEVICES") == gpu_list(w.gpus));
   CHECK(w.argv.front() == "vllm-rs");  // the public worker may run another server binary
+  // Behind the environment a profile's command sets first, the program is what is replaced.
+  srt::Profile p = srt::default_profile();
+  p.vllm_command = {"env", "PYTHONPATH=/lab/pkg", "/lab/bin/vllm", "serve"};
+  const srt::Plan lab_plan = srt::make_plan(r, p, inputs(1));
+  const srt::Process& lab = *lab_plan.find("agg:0");
+  CHECK(std::vector<std::string>(lab.argv.begin(), lab.argv.begin() + 4) ==
+        std::vector<std::string>{"env", "PYTHONPATH=/lab/pkg", "vllm-rs", "serve"});
 }
 
 TEST_CASE("vllm-router: static worker list, DP ranks, startup timeout from the health check, Prometheus planned") {

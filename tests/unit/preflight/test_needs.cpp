@@ -90,6 +90,20 @@ TEST_CASE("the console line says what each role needs, as found") {
         "prefill on node1: sglang.launch_server 0.5.20; mooncake (no version)");
 }
 
+TEST_CASE("a program run by name is probed as its package, with the environment its command sets") {
+  Profile p = default_profile();
+  Recipe r = sglang_twin("base");
+  r.backend.type = "vllm";
+  CHECK(probe_interpreter(&r, p) == std::vector<std::string>{"python3"});
+  CHECK(probe_arguments(&r, p, {}).at(1) == "vllm");  // `vllm serve`: the vllm package
+  p.vllm_command = {"env", "PYTHONPATH=/lab/pkg", "/lab/bin/vllm", "serve"};
+  CHECK(probe_interpreter(&r, p) == std::vector<std::string>{"env", "PYTHONPATH=/lab/pkg", "python3"});
+  CHECK(probe_arguments(&r, p, {}).at(1) == "vllm");
+  CHECK(command_program_index({"env", "A=1", "B=2", "prog", "x=y"}) == 3);
+  CHECK(command_program_index({"prog", "A=1"}) == 0);
+  CHECK(command_program_index({"env"}) == 1);  // names no program
+}
+
 TEST_CASE("an SGLang P/D worker needs Mooncake only when Mooncake moves its KV") {
   Recipe r = sglang_twin("base");
   const Profile p = default_profile();
