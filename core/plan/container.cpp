@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "processes.hpp"
+#include "srt/error.hpp"
 #include "srt/plan.hpp"
 
 namespace srt {
@@ -50,6 +51,18 @@ void add(std::vector<Mount>& mounts, Mount m) {
 
 }  // namespace
 
+bool runs_setup_script(const Process& proc) { return proc.is_worker() || proc.role == Role::router; }
+
+std::string setup_script_path(const Recipe& r, const Profile& p, const Process& proc) {
+  if (r.setup_script.empty() || !runs_setup_script(proc)) return {};
+  if (p.setup_scripts_dir.empty())
+    fail("setup_script " + r.setup_script + ": the cluster profile names no setup_scripts_dir to find it in",
+         "ask the cluster's admin to set setup_scripts_dir (srtctl's configs/), or drop setup_script and put the "
+         "setup in the image");
+  const bool host = p.container_runtime == ContainerRuntime::none || proc.container.on_host;
+  return (host ? p.setup_scripts_dir : std::string("/configs")) + "/" + r.setup_script;
+}
+
 std::string image_of(const Recipe& r, const Profile& p, Role role) {
   std::string image = r.model.container;
   if (role == Role::router && !r.frontend.container_image.empty()) image = r.frontend.container_image;
@@ -83,6 +96,8 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
   for (const auto& [host, inside] : r.container_mounts) add(m, {host, inside, false});
   // Only a prefill or decode worker moves KV bytes; an aggregated one has no peer, whatever the
   // connector says (as srt-exec's --rdma check, jobstep/launch/steps.cpp).
+  // srtctl mounts its configs/ at /configs; a setup script is looked up there.
+  if (!r.setup_script.empty() && runs_setup_script(proc)) add(m, {p.setup_scripts_dir, "/configs", true});
   if (proc.is_worker() && proc.role != Role::agg && r.backend.mooncake_over_rdma()) {
     // Device directories stay writable; the providers the host's NIC driver needs are read-only.
     for (const auto& [host, inside] : p.rdma_mounts) add(m, {host, inside, !is_device_path(host), is_device_path(host)});

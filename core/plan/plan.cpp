@@ -199,7 +199,10 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
     if (reads_point_variable(recipe.benchmark)) plan.benchmark_points = recipe.benchmark.concurrencies;
   }
 
-  for (auto& p : plan.processes) p.container = container_spec(recipe, profile, p, in.job_id);
+  for (auto& p : plan.processes) {
+    p.container = container_spec(recipe, profile, p, in.job_id);
+    p.setup_script = setup_script_path(recipe, profile, p);
+  }
   plan.digest = plan_digest(plan);
   return plan;
 }

@@ -105,6 +105,11 @@ std::string plan_digest(const Plan& plan) {
       e.str("adapter");
       e.str(p.adapter);
     }
+    // The same for a setup script: a Plan without one keeps its digest.
+    if (!p.setup_script.empty()) {
+      e.str("setup_script");
+      e.str(p.setup_script);
+    }
   }
   e.str(to_string(plan.kv_events_mode));
   e.strs(plan.kv_event_endpoints);

@@ -50,6 +50,7 @@ Json plan_to_json(const Plan& plan) {
     o["critical"] = p.critical;
     o["container"] = container_object(p.container);
     if (adapter_shown(p)) o["adapter"] = p.adapter;
+    if (!p.setup_script.empty()) o["setup_script"] = p.setup_script;
     j["processes"].push_back(std::move(o));
   }
   j["kv_events_mode"] = to_string(plan.kv_events_mode);

@@ -74,5 +74,10 @@ std::string served_model_name(const Recipe& r, const Profile& p);
 std::string image_of(const Recipe& r, const Profile& p, Role role);
 // The process's container (srt/container_spec.hpp); job_id names its log directory.
 ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& process, std::uint64_t job_id);
+// Whether the recipe's setup_script runs before the process (workers and the router, as srtctl
+// runs it), and its path as the step sees it (srt/plan.hpp Process::setup_script): "" = none.
+// Throws srt::Error when the recipe names one and the profile no setup_scripts_dir.
+bool runs_setup_script(const Process& process);
+std::string setup_script_path(const Recipe& r, const Profile& p, const Process& process);
 
 }  // namespace srt::plan_detail

@@ -76,6 +76,9 @@ Field build_profile_schema() {
                   "it stops the job (or is ended, if the user's earlier job left it); -1: no check")
               .range(-1, 1 << 24),
           str("topology_cache_dir", "per-node hwloc cache"),
+          str("setup_scripts_dir",
+              "directory of the setup scripts recipes name (srtctl's configs/, patches/ as fallback), mounted "
+              "read-only at /configs in every worker's and router's container"),
           make("engine_command", Kind::string_list, "engine argv prefix (stand-ins in the lab)"),
           make("router_command", Kind::string_list, "router argv prefix"),
           make("sglang_command", Kind::string_list, "SGLang worker argv prefix (stand-ins in the lab)"),

@@ -235,6 +235,13 @@ class Rules {
   void misc() {
     if (r_.backend.type == "atom" && r_.backend.connector != "mooncake" && !issues_.bad(doc_.written_path("backend.connector")))
       error("backend.connector", "ATOM supports only the mooncake connector");
+    // srtctl runs configs/<name> (else configs/patches/<name>): a name, never a path that could
+    // leave the cluster's script directory.
+    const std::string& s = r_.setup_script;
+    if (!s.empty() && (s.find('/') != std::string::npos || s == "." || s == ".." || s.size() > 255 ||
+                       s.find_first_of(std::string("\0\n", 2)) != std::string::npos))
+      error("setup_script", "'" + s.substr(0, 80) + "' is not a file name",
+            "name a script in the cluster's setup_scripts_dir (srtctl's configs/), e.g. pip-runtime-deps.sh");
   }
 
   const Recipe& r_;

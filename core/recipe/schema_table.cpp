@@ -257,7 +257,7 @@ Field build_recipe_schema() {
           make("extra_mount", Kind::string_list, "host:container[:ro] mounts"),
           dict("srun_options", "--key=value (or --key when empty) on every srun").nullable_values(),
           dict("sbatch_directives", "#SBATCH --key=value (or --key when empty)").nullable_values(),
-          str("setup_script", "script from configs/ run in the container before the engine").tier2(),
+          str("setup_script", "script from configs/ run in the container before the engine"),
           object("profiling",
                  field_list(str("type", "profiler")
                                 .one_of({"none", "nsys", "nsys-time", "torch"}, {"nsys", "nsys-time", "torch"})

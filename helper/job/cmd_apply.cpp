@@ -65,7 +65,9 @@ void add_apply(CLI::App& app) {
   cmd->add_flag("--json", r->json, "Exactly one JSON document on stdout; everything else on stderr");
   cmd->add_flag("-y,--yes", r->yes, "Accepted (apply never asks)");
   cmd->add_flag("--no-preflight", r->no_preflight, "Accepted (srt-spank probes no image at submit)");
-  cmd->add_option("--setup-script", r->setup_script, "Refused: srt-spank does not run setup scripts yet");
+  cmd->add_option("--setup-script", r->setup_script,
+                  "a script of the profile's setup_scripts_dir run before every worker and the router (the recipe's "
+                  "setup_script)");
   cmd->add_flag("--sweep", r->sweep, "Refused: one job per apply");
   cmd->add_flag("--serve-only", r->serve_only, "Refused: the launcher always runs the benchmark");
   cmd->add_flag("--mock", r->mock, "Refused: no local stand-in for sbatch");

@@ -1,5 +1,6 @@
 // The launcher's inputs: the same bytes, profile, node list and job id the plugin used, so the
 // Plan computed here is the Plan every slurmstepd computed (checked by digest).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -116,6 +117,18 @@ Job load_job(const Options& o) {
   if (!job.recipe.unsupported_keys.empty())
     fail("this recipe uses what srt-spank cannot launch yet: " + keys_list(job.recipe.unsupported_keys),
          "remove those keys (srt-helper validate lists them), or run the recipe with srtctl");
+  // A setup script that is not there would fail every worker's step after its container started;
+  // said once, before any step, with where it was looked for (configs/, then configs/patches/).
+  if (const std::string& name = job.recipe.setup_script; !name.empty() && in_job) {
+    const std::string& dir = job.profile.setup_scripts_dir;
+    const auto regular = [](const std::string& path) {
+      struct stat st {};
+      return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    };
+    if (!regular(dir + "/" + name) && !regular(dir + "/patches/" + name))
+      fail("setup_script " + name + " is in neither " + dir + " nor " + dir + "/patches (the profile's setup_scripts_dir)",
+           "put the script there, or fix the recipe's setup_script (srt-helper apply --setup-script)");
+  }
   job.points = job.plan.benchmark_points;
   if (!o.points.empty()) {
     if (job.plan.benchmark_points.empty())

@@ -28,6 +28,21 @@ std::vector<std::string> StepCommand::argv() const {
   return out;
 }
 
+// $0: the process's name; $1: the script's path; the rest: the program. A failure is said on one
+// line naming the script, which the launcher's console shows with the log's tail when the step
+// ends before it is healthy (or before preflight's probe, which runs in the same step, answers:
+// the probe sees what the script installed, a router binary included).
+constexpr const char* kSetupPreamble =
+    "script=$1; shift\n"
+    "if [ ! -f \"$script\" ]; then alt=\"${script%/*}/patches/${script##*/}\"; [ -f \"$alt\" ] && script=$alt; fi\n"
+    "echo \"srt-spank: setup_script $script\" >&2\n"
+    "bash \"$script\"; rc=$?\n"
+    "if [ \"$rc\" -ne 0 ]; then\n"
+    "  echo \"srt-spank: setup_script $script failed (exit $rc): $0 was not started\" >&2\n"
+    "  exit \"$rc\"\n"
+    "fi\n"
+    "exec \"$@\"\n";
+
 StepCommand step_command(const Job& job, const Process& p) {
   StepCommand c;
   c.srun = {"srun", "--jobid=" + std::to_string(job.plan.job_id), "--overlap", "--nodes=1", "--ntasks=1",
@@ -56,6 +71,12 @@ StepCommand step_command(const Job& job, const Process& p) {
     const auto checks = exec_checks(job, p);
     c.command.insert(c.command.end(), checks.begin(), checks.end());
     c.command.push_back("--");
+    if (!p.setup_script.empty()) {
+      // srtctl's bash preamble: the script (configs/NAME, else configs/patches/NAME) runs first,
+      // in the step's environment, its output in the step's log; the program starts only when it
+      // succeeds, and then in its place (exec: the step's process is the program's).
+      c.command.insert(c.command.end(), {"bash", "-c", kSetupPreamble, p.name, p.setup_script});
+    }
     c.command.insert(c.command.end(), p.argv.begin(), p.argv.end());
   }
   c.env = p.env;

@@ -65,5 +65,15 @@ for p in json.load(open(sys.argv[1]))["processes"]: print(p["log_file"])' "$plan
 for log in "${logs[@]}" "sweep_$jid.log"; do
   [[ -s "$dir/logs/$log" ]] || lab_fail "log $log missing"
 done
+# A recipe's setup_script ran first in each step that runs it (workers and the router): its two
+# lines open the step's log, before anything of the program.
+while read -r log script; do
+  first=$(sed -n 1p "$dir/logs/$log") second=$(sed -n 2p "$dir/logs/$log")
+  [[ "$first" == "srt-spank: setup_script $script" && "$second" == "pip-runtime-deps.sh (lab stand-in): "* ]] ||
+    lab_fail "$log does not open with its setup script's lines: '$first' / '$second'"
+  echo "setup script ran first in $log"
+done < <(/usr/bin/python3 -c 'import json,sys
+for p in json.load(open(sys.argv[1]))["processes"]:
+    if p.get("setup_script"): print(p["log_file"], p["setup_script"])' "$plan")
 launch_assert_clean "$jid" 10
 echo "PASS: $(basename "$recipe") in $(lab_elapsed "$t0") s"

@@ -39,6 +39,7 @@ import tempfile
 ATOM_PROGRAM = ["python3", "-m", "atom.entrypoints.openai_server"]
 SGLANG_PROGRAM = ["python3", "-m", "sglang.launch_server"]
 SGLANG_ROUTER_PROGRAM = ["python", "-m", "sglang_router.launch_router"]
+VLLM_PROGRAM = ["vllm", "serve"]
 BENCHMARK_SCRIPT = "benchmark_serving.py"
 SKIPPED = 77
 
@@ -448,7 +449,10 @@ def main(argv):
     router_spec = specs["sglang-router.json"]
     sglang_router = [argparse_from_spec(router_spec)] + [argparse_from_spec(a) for a in router_spec.get("alternatives", [])]
     failures = []
-    checked = {"atom": 0, "atomesh": 0, "benchmark_serving.py": 0, "sglang": 0, "sglang-router": 0}
+    checked = {"atom": 0, "atomesh": 0, "benchmark_serving.py": 0, "sglang": 0, "sglang-router": 0, "vllm": 0,
+               "vllm-router": 0}
+    vllm = argparse_from_spec(specs["vllm-serve.json"])
+    vllm_router_spec = specs["vllm-router.json"]["arguments"]
 
     sys.path.insert(0, os.path.join(src, "tests", "standins"))
     import atom_cli  # noqa: E402  (the stand-ins, from the source tree)
@@ -489,6 +493,32 @@ def main(argv):
                         except SystemExit:
                             failures.append(f"{where}: the {program} stand-in refuses the Plan's argv")
                         checked[program] += 1
+                    elif args[:2] == VLLM_PROGRAM:
+                        # Flags an image's own build takes and no spec has (STANDIN_EXTRAS) are left out.
+                        extras = STANDIN_EXTRAS["vllm"]
+                        kept, skip = [], False
+                        for token in args[2:]:
+                            if token.startswith("--"):
+                                name = token.split("=", 1)[0]
+                                skip = name in extras or name.replace("--no-", "--", 1) in extras
+                            if not skip:
+                                kept.append(token)
+                        why = first_accepting([vllm], kept)
+                        if why:
+                            failures.append(f"{where}: vllm serve: {why}")
+                        try:
+                            vllm_cli.build_parser().parse_args(args[2:])
+                        except SystemExit:
+                            failures.append(f"{where}: the vllm serve stand-in refuses the Plan's argv")
+                        checked["vllm"] += 1
+                    elif args[:1] == ["vllm-router"]:
+                        for problem in check_clap(vllm_router_spec, args[1:]):
+                            failures.append(f"{where}: vllm-router: {problem}")
+                        try:
+                            vllm_router_standin.build_parser().parse_args(args[1:])
+                        except SystemExit:
+                            failures.append(f"{where}: the vllm-router stand-in refuses the Plan's argv")
+                        checked["vllm-router"] += 1
                     elif args[:2] == ["atomesh", "launch"]:
                         for problem in check_clap(clap, args[2:]):
                             failures.append(f"{where}: atomesh launch: {problem}")
@@ -512,7 +542,8 @@ def main(argv):
         print("FAIL " + f)
     print(f"cli specs: {len(recipes)} recipes planned; argvs checked: {checked['atom']} ATOM, "
           f"{checked['atomesh']} AToMesh, {checked['benchmark_serving.py']} benchmark_serving.py, "
-          f"{checked['sglang']} SGLang, {checked['sglang-router']} sglang-router; "
+          f"{checked['sglang']} SGLang, {checked['sglang-router']} sglang-router, {checked['vllm']} vllm serve, "
+          f"{checked['vllm-router']} vllm-router; "
           f"stand-in parsers compared with all seven specs; {len(failures)} problem(s)")
     if min(checked.values()) == 0:
         print("FAIL: some program had no argv to check: the recipes no longer exercise it")

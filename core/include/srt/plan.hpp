@@ -117,6 +117,10 @@ struct Process {
   // positions in it (vllm/engine/arg_utils.py, device_ids).
   bool gpus_in_argv = false;
   ContainerSpec container;             // what the step runs in, whatever the runtime
+  // The recipe's setup_script as this step sees it (/configs/NAME in a container, the profile's
+  // setup_scripts_dir/NAME on the host): run by bash before argv, which does not start when it
+  // fails (jobstep/launch/steps.cpp). "" = none; workers and the router only, as srtctl runs it.
+  std::string setup_script;
   // The engine or frontend adapter that made it ("atom", "sglang", "atomesh", "sglang-router";
   // "" for the benchmark and kv-relays): what the stall watch reads and teardown sweeps
   // (srt/engines.hpp).

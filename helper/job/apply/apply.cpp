@@ -35,11 +35,6 @@ std::vector<std::string> refusals(const ApplyRequest& r) {
     why.push_back("--serve-only: srt-spank's launcher always runs the recipe's benchmark and ends the job after it");
   if (r.mock || r.mock_tick_s)
     why.push_back("--mock/--mock-tick-s: srt-spank has no local stand-in for sbatch; use the lab (tests/cluster)");
-  // Setup scripts do not run yet: accepting the flag would start the engine without what the
-  // script installs and fail later, far from the cause.
-  if (!r.setup_script.empty())
-    why.push_back("--setup-script " + r.setup_script +
-                  ": not yet: srt-spank does not run setup scripts; drop the flag or put the setup in the image");
   return why;
 }
 
@@ -205,6 +200,9 @@ Submission apply(const ApplyRequest& r) {
   }
   req.profile = r.profile;
   req.set = r.set;
+  // srtctl's --setup-script overrides the recipe's setup_script (SRTCTL_SETUP_SCRIPT in
+  // do_sweep.main): the last --set, its name as a YAML string whatever it looks like.
+  if (!r.setup_script.empty()) req.set.push_back("setup_script=" + Json(r.setup_script).dump());
   req.unset = r.unset;
   // Held until the sweep log exists: the batch step opens its --output when it starts, and
   // Slurm makes no directory for it.

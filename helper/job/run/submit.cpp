@@ -11,6 +11,7 @@
 #include "srt/safe_dir.hpp"
 #include "run.hpp"
 #include "srt/error.hpp"
+#include "srt/job_plan.hpp"
 #include "srt/workspace.hpp"
 
 namespace srt::run {
@@ -77,6 +78,9 @@ Submitted submit(const SubmitRequest& req) {
   const bool overridden = !req.set.empty() || !req.unset.empty() || !workspace.empty() || !aliased.empty();
   const Json written = overridden ? source.doc.root : Json();  // copied only when it is written out
   s.recipe = load_recipe_source(std::move(source), ro);
+  // What the plugin's submit side plans (srt/submission.hpp): a recipe it would refuse (a
+  // setup_script the profile cannot run, GPUs that do not fit) is refused here, before sbatch.
+  (void)plan_submission(s.recipe, given, s.profile);
   std::optional<helper::TempDir> tmp;
   if (!overridden) {
     s.recipe_file = given;  // FILE:SELECTOR as given: the plugin expands the same variant

@@ -89,8 +89,11 @@ grep -q '^Job 601 submitted' "$work/out" || fail "the prose line does not match 
 apply 1 -f "$src/tests/fixtures/recipes/variants/atom-variants.yaml" --json
 read_manifest 'r["status"] == "error"' '"variant" in r["error"] or "selector" in r["error"]' || fail "the variants refusal"
 [[ -e "$work/rec/sbatch.args" ]] && fail "a variants file without a selector was submitted"
+# --setup-script NAME is the recipe's setup_script; this profile names no directory to find it in.
 apply 1 -f "$recipe" --setup-script install.sh --json
-read_manifest 'r["status"] == "error"' '"not yet" in r["error"]' || fail "--setup-script"
+read_manifest 'r["status"] == "error"' '"setup_scripts_dir" in r["error"]' || fail "--setup-script without setup_scripts_dir"
+apply 1 -f "$recipe" --setup-script ../etc/passwd --json
+read_manifest 'r["status"] == "error"' '"is not a file name" in r["error"]' || fail "--setup-script with a path"
 apply 1 -f "$recipe" --serve-only --json
 read_manifest '"--serve-only" in r["error"]' || fail "--serve-only"
 apply 2 -f "$recipe" --set benchmark.stream_output --json

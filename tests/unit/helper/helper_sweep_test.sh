@@ -27,6 +27,8 @@ declare -A want_nodes=(
   [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]=1
   [recipes/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]=1
   [recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]=1
+  [recipes/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]=1
+  [recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]=1
   [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]=1
   [tests/fixtures/recipes/good/agg-direct.yaml]=1
   [tests/fixtures/recipes/good/atom-1p1d-minimal.yaml]=2
@@ -41,6 +43,8 @@ declare -A want_variants=(
   [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
   [recipes/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]="override_tp8_c4 override_dep8_c64"
   [recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]="override_tp8_c4 override_dep8_c64"
+  [recipes/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]="override_tp4_c1 override_dep8_c64"
+  [recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]="override_tp4_c1 override_dep8_c64"
 )
 # Recipes srt-spank validates but does not plan: what make_plan names as not planned yet.
 declare -A not_planned=(

@@ -148,3 +148,34 @@ TEST_CASE("a change to an image, a mount or a device changes the Plan digest") {
   named.model.container = "rocm/atom-dev:nightly_202608251555";
   CHECK(srt::make_plan(named, aliased, inputs(2)).digest != srt::make_plan(named, profile, inputs(2)).digest);
 }
+
+TEST_CASE("setup_script: every worker and the router run it from /configs, the profile's directory read-only") {
+  srt::Recipe r = dsv4_1p1d();
+  r.setup_script = "pip-runtime-deps.sh";
+  srt::Profile p = lab_profile();
+  p.setup_scripts_dir = "/shared/srt-slurm/configs";
+  const srt::Plan plan = srt::make_plan(r, p, inputs(2));
+  for (const char* name : {"prefill:0", "decode:0", "router"}) {
+    INFO(name);
+    const srt::Process& proc = *plan.find(name);
+    CHECK(proc.setup_script == "/configs/pip-runtime-deps.sh");
+    CHECK(mount_words(proc.container).back() == "/shared/srt-slurm/configs:/configs:ro");
+  }
+  // The benchmark runs without it, as srtctl's benchmark step does.
+  const srt::Process& bench = *plan.find("benchmark");
+  CHECK(bench.setup_script.empty());
+  for (const auto& m : bench.container.mounts) CHECK(m.container != "/configs");
+  // The argv stays the program's (what the CLI specs check); the digest says a script runs.
+  CHECK(plan.find("prefill:0")->argv.front() != "bash");
+  r.setup_script.clear();
+  CHECK(srt::make_plan(r, p, inputs(2)).digest != plan.digest);
+
+  // On the host (container_runtime none) the script is where the profile says.
+  r.setup_script = "pip-runtime-deps.sh";
+  p.container_runtime = srt::ContainerRuntime::none;
+  CHECK(srt::make_plan(r, p, inputs(2)).find("router")->setup_script == "/shared/srt-slurm/configs/pip-runtime-deps.sh");
+
+  // A recipe that names one on a cluster that runs none: refused, saying where it would be looked for.
+  p.setup_scripts_dir.clear();
+  CHECK_THROWS_WITH(srt::make_plan(r, p, inputs(2)), Catch::Contains("names no setup_scripts_dir"));
+}

@@ -102,6 +102,8 @@ TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
   CHECK(from_text("container_user: job\n").container_user == "job");
   CHECK_THAT(error_of("container_user: nobody\n"), Catch::Contains("container_user"));
   CHECK_THAT(error_of("container_runtime: singularity\n"), Catch::Contains("container_runtime"));
+  CHECK(from_text("setup_scripts_dir: /shared/srt-slurm/configs\n").setup_scripts_dir == "/shared/srt-slurm/configs");
+  CHECK_THAT(error_of("setup_scripts_dir: configs\n"), Catch::Contains("setup_scripts_dir: is not an absolute path"));
 }
 
 TEST_CASE("choose_profile_path order is explicit then SRTSLURM_CONFIG then the default if it exists", "[profile]") {

@@ -43,12 +43,26 @@ TEST_CASE("every problem is reported and not just the first", "[recipe]") {
   }
 }
 
+TEST_CASE("setup_script is a name in the cluster's script directory, never a path", "[recipe]") {
+  CHECK(load(kBase + "setup_script: pip-runtime-deps.sh\n").setup_script == "pip-runtime-deps.sh");
+  for (const char* bad : {"../x.sh", "/etc/x.sh", "a/b.sh", "..", "."}) {
+    INFO(bad);
+    try {
+      load(kBase + "setup_script: '" + bad + "'\n");
+      FAIL("accepted");
+    } catch (const srt::Error& e) {
+      CHECK(e.diagnostics().at(0).key_path == "setup_script");
+      CHECK_THAT(e.diagnostics().at(0).message, Catch::Contains("is not a file name"));
+    }
+  }
+}
+
 TEST_CASE("keys srtctl knows and srt-spank cannot launch yet are accepted and listed", "[recipe]") {
   auto r = load(kBase + "sweep: {c: [1, 2]}\nprofiling: {type: torch}\nsetup_script: s.sh\nenable_config_dump: false\n"
                         "telemetry: {enabled: true}\n");
   CHECK(has(r.unsupported_keys, "sweep"));
   CHECK(has(r.unsupported_keys, "profiling.type=torch"));
-  CHECK(has(r.unsupported_keys, "setup_script"));
+  CHECK_FALSE(has(r.unsupported_keys, "setup_script"));  // srt-spank runs it (the profile's setup_scripts_dir)
   CHECK(has(r.unsupported_keys, "telemetry"));
   CHECK_FALSE(has(r.unsupported_keys, "enable_config_dump"));  // false changes nothing
 
