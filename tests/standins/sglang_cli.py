@@ -1,22 +1,23 @@
 """The command line of ``python3 -m sglang.launch_server`` (the stand-in's subset).
 
-The real parser (sglang/srt/server_args.py, ``argparse.ArgumentParser(prog="sglang serve")``,
-``allow_abbrev`` left at True) has 497 arguments, almost all generated from the annotated
-``ServerArgs`` dataclass. That list is data of the real program: it is kept outside the project
-(../shared/reference/cli/sglang-launch-server.json, extracted from the parser) and this stand-in
-is checked against it (check_cli_specs.py). The stand-in accepts a subset: the options it honours
-plus those srt-spank's Plan, the lab recipes and the corpus's MI355X SGLang recipes pass. Each one
-has exactly the real option strings, action, nargs, type, choices and default, so a check "every
-stand-in option exists in the real spec with the same shape" holds; anything else is an argparse
-error, exit status 2, as in the real program. What the subset cannot reproduce: a real option the
-stand-in lacks is refused here (add it to OPTIONS with the spec's shape), and an abbreviation that
-is unique among these options may be ambiguous among the real 497.
+The real parser (sgl-project/sglang python/sglang/srt/server_args.py @ 001067ff,
+``argparse.ArgumentParser(prog="sglang serve")``, ``allow_abbrev`` left at True) has 497 arguments,
+almost all generated from the annotated ``ServerArgs`` dataclass (the rules of
+``add_cli_args_from_dataclass`` in python/sglang/srt/arg_groups/arg_utils.py @ 0116c606). That list
+is data of the real program: it is kept outside the project (a spec extracted from that parser) and
+this stand-in is checked against it (check_cli_specs.py). The stand-in accepts a subset: the
+options it honours plus those srt-spank's Plan, the lab recipes and the corpus's MI355X SGLang
+recipes pass. Each one has exactly the real option strings, action, nargs, type, choices and
+default, so a check "every stand-in option exists in the real spec with the same shape" holds;
+anything else is an argparse error, exit status 2, as in the real program. What the subset cannot
+reproduce: a real option the stand-in lacks is refused here (add it to OPTIONS with the spec's
+shape), and an abbreviation that is unique among these options may be ambiguous among the real 497.
 
 Shapes worth knowing (all from the spec):
 - ``--context-length``, ``--max-prefill-tokens``, ``--max-total-tokens`` use SGLang's
   ``human_readable_int`` ("128k"); the spec records it by name and the check compares it as text,
   so here the type is ``str`` and the server converts (``human_readable_int`` below).
-- Deprecated aliases still accepted (engines-sglang-vllm.md §2.1, §9): ``--cuda-graph-max-bs``
+- Deprecated aliases still accepted (server_args.py @ 001067ff): ``--cuda-graph-max-bs``
   stores into ``cuda_graph_max_bs_decode``, ``--cuda-graph-bs`` (nargs +) into
   ``cuda_graph_bs_decode``, ``--disable-cuda-graph`` is a store_true; the real actions also log a
   deprecation warning, which the server does (``deprecation_warnings``).

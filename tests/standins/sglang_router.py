@@ -5,24 +5,28 @@ The command line is a SUBSET of the real one: only the options this stand-in hon
 recipes pass (srtctl's frontend.args in the InferenceX MI355X recipes; srt-spank's
 core/plan/sglang_router.cpp) are accepted, each with exactly the shape (option strings, action,
 nargs, type, choices, default) it has in sglang-router 0.3.2's argparse
-(bindings/python/src/sglang_router/router_args.py at lightseekorg/smg f908d9e, as recorded in
-../shared/reference/cli/sglang-router.json), with these deliberate exceptions:
+(bindings/python/src/sglang_router/router_args.py at lightseekorg/smg f908d9e, as recorded in the
+spec extracted from it, which check_cli_specs.py reads), with these deliberate exceptions:
 - --policy/--prefill-policy/--decode-policy take the UNION of sglang-router 0.3.2's and smg
   1.9.0's choices: InferenceX's MI355X recipes pass ``consistent_hashing``, which only smg has.
 - --connect-timeout-secs is in NEITHER spec (not in 0.3.2, not in smg 1.9.0), but InferenceX's
   MI355X scripts and recipes pass it (``connect-timeout-secs: 900``) to an image whose router
-  build is unresolved (engines-sglang-vllm.md §0 item 9). Accepted as an int, the shape of its
-  sibling --request-timeout-secs; otherwise ignored.
+  build is unresolved (neither sglang-router 0.3.2 nor smg 1.9.0 takes both). Accepted as an
+  int, the shape of its sibling --request-timeout-secs; otherwise ignored.
 Anything else is an argparse error, exit status 2 (allow_abbrev stays argparse's default, True,
 as in the real parser).
 
-Behaviour, as the real gateway (engines-sglang-vllm.md §0 items 7-10 and 13, §2.3, §3.3, §6), on
-the AToMesh stand-in's machinery (atomesh.py: AToMesh is AMD's fork of this gateway):
+Behaviour, as the real gateway (sglang-router 0.3.2 / smg 1.9.0 @ 73da68ca: router_args.py and
+launch_router.py; NVIDIA/srt-slurm src/srtctl/frontends/sglang.py and frontends/static_router.py
+@ 1630a9ac, which start it and wait for it; SemiAnalysisAI/InferenceX
+benchmarks/multi_node/amd_utils/server_sglang.sh @ 843c6254, which runs it), on the AToMesh
+stand-in's machinery (atomesh.py: AToMesh is AMD's fork of this gateway):
 - startup: the Prometheus listener first (--prometheus-host:--prometheus-port, CLI default
-  0.0.0.0:29000, §0 item 10); then every worker is polled on --health-check-endpoint (/health)
-  until 200 or --worker-startup-timeout-secs (1800 s); a worker that does not answer in that
-  window is dropped and logged, the router starts with the rest (§3.3: "the gateway drops a
-  static worker that does not answer within its startup window"); then the HTTP port is bound.
+  0.0.0.0:29000, router_args.py's argparse default); then every worker is polled on
+  --health-check-endpoint (/health) until 200 or --worker-startup-timeout-secs (1800 s); a worker
+  that does not answer in that window is dropped and logged, the router starts with the rest
+  (srtctl frontends/sglang.py: "the gateway drops a static worker that does not answer within its
+  startup window"); then the HTTP port is bound.
 - --dp-aware: each worker's /server_info (404 -> /get_server_info, as the gateway falls back) is
   read for ``dp_size`` and the worker is registered once per DP rank as ``URL@rank``; a request
   routed to an entry carries that rank in the JSON body as ``data_parallel_rank`` (the field the
@@ -30,7 +34,7 @@ the AToMesh stand-in's machinery (atomesh.py: AToMesh is AMD's fork of this gate
   prefill's entry rank goes to the prefill the same way. A worker without dp_size is not
   registered (logged).
 - GET /workers = {workers, total, stats:{prefill_count, decode_count, regular_count}} (one entry
-  per DP rank, what srtctl's check_sglang_router_health counts, §0 item 8); /health and
+  per DP rank, what srtctl's check_sglang_router_health counts); /health and
   /liveness 200 "OK"; /readiness 503 until a healthy worker (P/D: a prefill and a decode);
   /v1/models from a worker; /v1/completions and /v1/chat/completions proxied, streams passed
   through.
@@ -43,7 +47,8 @@ the AToMesh stand-in's machinery (atomesh.py: AToMesh is AMD's fork of this gate
 - --disable-retries (one attempt), --disable-health-check (no periodic checks after startup),
   retries/circuit breaker/health thresholds as in atomesh.py; --request-id-headers accepted.
 - SIGTERM/SIGINT: exit 0. The stand-in does not fork (newer builds fork the Rust worker and
-  exit; callers kill the process group either way, §0 item 13).
+  exit; callers kill the process group either way, as InferenceX's server_sglang.sh does under
+  setsid).
 Policies are approximated by atomesh.Router.pick (see POLICY_EQUIVALENT).
 Lab knob shared with atomesh.py: SRT_STANDIN_ROUTER_WARMUP_503_SECONDS.
 """

@@ -2,12 +2,14 @@
 
 The stand-in knows the options it honours and those the corpus's MI355X vLLM recipes and
 srt-spank's Plan pass (core/plan/vllm.cpp; `srt-helper plan --json` of every single-node
-``*/vllm/mi355x-*`` recipe of corpus-v2.18), each with the shape it has in
-../shared/reference/cli/vllm-serve.json (engines-sglang-vllm.md §2.2): option strings incl. the
+``*/vllm/mi355x-*`` recipe of corpus-v2.18), each with the shape it has in the spec of the real
+parser (kept outside the project, read by check_cli_specs.py; built from vllm-project/vllm
+vllm/entrypoints/openai/cli_args.py @ 00522333, make_arg_parser + FrontendArgs, and from
+EngineArgs.add_cli_args in an annotated copy of vllm/engine/arg_utils.py): option strings incl. the
 short aliases, action (every engine bool is ``argparse.BooleanOptionalAction``: ``--x`` /
-``--no-x``), nargs, type, choices, const. Defaults: the spec's where it records one; where the
-spec leaves a config-class default unresolved, the stand-in uses vLLM's usual value and says so
-with ``# unresolved in the spec``. Any other option is refused by argparse (exit status 2).
+``--no-x``), nargs, type, choices, const. Defaults: the spec's where it records one; where the spec
+leaves a config-class default unresolved, the stand-in uses vLLM's usual value and says so with
+``# unresolved in the spec``. Any other option is refused by argparse (exit status 2).
 
 Value types the spec records as a parser of vLLM's own (``human_readable_int``,
 ``human_readable_int_or_auto``, ``TypeAdapter(<dataclass>).validate_json``) are text here and

@@ -2,19 +2,20 @@
 """Stand-in for the vLLM Router (vllm-project/router, the ``vllm-router`` binary), run as
 tests/standins/bin/vllm-router.
 
-Command line: every one of the 59 options of ../shared/reference/cli/vllm-router.json (clap 4
-derive, struct CliArgs; engines-sglang-vllm.md §2.3) with its kind (flag / one value / several
-values / append), value type (integers and floats checked as numbers) and choices, and clap's
-rules where argparse differs: a single-value option or flag given twice is refused ("cannot be used
-multiple times"), an unknown option is ``error: unexpected argument '--x' found``, both exit 2;
-``--version``/``-V`` prints ``vllm-router VERSION``; ``--prefill URL [PORT|none]`` is taken out of
-argv by hand before the rest is parsed (§2.3). Defaults are the spec's: --host 127.0.0.1, --port
-30000, --policy cache_aware, --worker-startup-timeout-secs 600 (check interval 30 s),
---intra-node-data-parallel-size 1, --prometheus-host 127.0.0.1 --prometheus-port 29000 (§0.10),
---max-concurrent-requests 32768, --kv-connector nixl, --backend vllm.
+Command line: every one of the 59 options of vllm-project/router src/main.rs @ 03e9af5c (clap 4
+derive, struct CliArgs; the spec extracted from it is what check_cli_specs.py reads) with its kind
+(flag / one value / several values / append), value type (integers and floats checked as numbers)
+and choices, and clap's rules where argparse differs: a single-value option or flag given twice is
+refused ("cannot be used multiple times"), an unknown option is ``error: unexpected argument '--x'
+found``, both exit 2; ``--version``/``-V`` prints ``vllm-router VERSION``; ``--prefill URL
+[PORT|none]`` is taken out of argv by hand before the rest is parsed (as main.rs does). Defaults
+are the spec's: --host 127.0.0.1, --port 30000, --policy cache_aware, --worker-startup-timeout-secs
+600 (check interval 30 s), --intra-node-data-parallel-size 1, --prometheus-host 127.0.0.1
+--prometheus-port 29000, --max-concurrent-requests 32768, --kv-connector nixl, --backend vllm.
 
-Behaviour (§0.7, §0.8, §2.3, §4.4, §6), on the AToMesh stand-in's machinery (atomesh.py; the vLLM
-Router is, like AToMesh, a fork of the SGLang router):
+Behaviour (vllm-project/router src/main.rs @ 03e9af5c and src/config/types.rs; NVIDIA/srt-slurm
+src/srtctl/frontends/vllm_router.py, which starts it and waits for it), on the AToMesh stand-in's
+machinery (atomesh.py; the vLLM Router is, like AToMesh, a fork of the SGLang router):
 - startup: the Prometheus listener first, then every --worker-urls URL is polled on
   --health-check-endpoint (/health) every --worker-startup-check-interval s until 200 or
   --worker-startup-timeout-secs; a worker that does not answer within that window is dropped and
@@ -22,16 +23,17 @@ Router is, like AToMesh, a fork of the SGLang router):
   then the HTTP port is bound.
 - --intra-node-data-parallel-size L > 1: each URL is expanded, without asking the worker, into L
   entries ``URL@rank`` (so GET /workers counts L per advertised URL: srt-spank's and srtctl's
-  readiness gate, §0.8/§4.4) and a request routed to an entry carries the rank in the
-  ``X-data-parallel-rank`` header (what vllm-project/router sends and vLLM's OpenAI server reads;
-  from the router's public source, not from the note).
+  readiness gate, srtctl frontends/vllm_router.py) and a request routed to an entry carries the
+  rank in the ``X-data-parallel-rank`` header (what vllm-project/router sends and vLLM's OpenAI
+  server reads; from the router's public source).
 - GET /workers = {workers, total, stats:{prefill_count, decode_count, regular_count}}; /health and
   /liveness 200 "OK"; /readiness 503 until a healthy worker; /v1/models from a worker;
   /v1/completions and /v1/chat/completions proxied, SSE streams passed through.
 - Policies (approximated by atomesh.Router.pick): consistent_hash and rendezvous_hash hash the
-  ``X-Session-ID`` header (InferenceX's MI355X recipes use consistent_hash with X-Session-ID, §2.3
-  notes), else the prompt; sticky_least_loaded is the session hash when there is one, else least
-  loaded; cache_aware is least loaded; random, round_robin, power_of_two as named.
+  ``X-Session-ID`` header (InferenceX's MI355X recipes use consistent_hash with X-Session-ID:
+  benchmarks/single_node/srt-slurm-recipes/dsv4/vllm/mi355x-fp4-mtp/agentic.yaml), else the prompt;
+  sticky_least_loaded is the session hash when there is one, else least loaded; cache_aware is
+  least loaded; random, round_robin, power_of_two as named.
 - Prometheus (--prometheus-host:--prometheus-port): ``vllm_router_requests_total{route}`` (each
   completion request as it arrives), ``vllm_router_request_errors_total{route,error_type}``
   (answers >= 400), ``vllm_router_active_workers`` and ``vllm_router_worker_health{worker}``.

@@ -24,7 +24,7 @@ class CommandLine(unittest.TestCase):
     def test_defaults_are_the_real_clis(self):
         args = sglang_router.parse_command_line(["--worker-urls", "http://w:1"])
         self.assertEqual((args.host, args.port), ("0.0.0.0", 30000))
-        # argparse defaults, not RouterArgs' None (engines-sglang-vllm.md §0 item 10)
+        # argparse defaults, not RouterArgs' None (sglang-router 0.3.2 / smg 1.9.0 router_args.py)
         self.assertEqual((args.prometheus_host, args.prometheus_port), ("0.0.0.0", 29000))
         self.assertEqual((args.worker_startup_timeout_secs, args.worker_startup_check_interval),
                          (1800, 30))
