@@ -35,6 +35,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "smoke-2p1d|test-launch-run.sh|recipes/lab/qwen3/atom/mi355x-bf16/smoke/disagg-2p1d-tp8.yaml"
     "sglang-agg|test-launch-run.sh|recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml:base"
     "sglang-dpa|test-launch-run.sh|recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml:override_tp8_dpa"
+    "sglang-dpa2|test-launch-run.sh|recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml:override_2x_tp4_dpa"
     "agentx-tp8|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_tp8_c4"
     "agentx-dep8|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_dep8_c64"
     "vllm-tp4|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_tp4_c1"

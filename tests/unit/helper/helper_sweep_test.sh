@@ -39,8 +39,8 @@ declare -A want_nodes=(
 # Variants files (base + override_*): each selector is swept as a recipe of its own, named
 # FILE:SELECTOR as sbatch --srt-recipe takes it.
 declare -A want_variants=(
-  [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
-  [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa"
+  [recipes/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa override_2x_tp4_dpa"
+  [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]="base override_tp8_dpa override_2x_tp4_dpa"
   [recipes/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]="override_tp8_c4 override_dep8_c64"
   [recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]="override_tp8_c4 override_dep8_c64"
   [recipes/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]="override_tp4_c1 override_dep8_c64"
