@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "srt/port_ranges.hpp"
 #include "srt/join.hpp"
 #include "srt/files.hpp"
+#include "srt/rdma_nic.hpp"
 
 namespace srt::doctor {
 namespace {
@@ -31,6 +33,82 @@ std::string join(const std::vector<PortSpan>& spans) {
 }
 
 std::string dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+// A port's GID table as sysfs shows it (ports/1/gids/<i>, ports/1/gid_attrs/types/<i>), up to
+// the first index that has neither: mlx5, bnxt_re and ionic ports hold a few dozen entries.
+constexpr int kMaxGidEntries = 256;
+std::vector<GidEntry> gid_table(const std::string& port) {
+  std::vector<GidEntry> out;
+  for (int i = 0; i < kMaxGidEntries; ++i) {
+    const auto gid = read_file(port + "/gids/" + std::to_string(i));
+    const auto type = read_file(port + "/gid_attrs/types/" + std::to_string(i));
+    if (!gid && !type) break;
+    out.push_back({i, type.value_or(""), gid.value_or("")});
+  }
+  return out;
+}
+
+// The RDMA devices the node has (class/infiniband's entries), as ATOM's connector looks for them.
+std::set<std::string> rdma_devices(const std::string& sysfs_root) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(sysfs_root + "/class/infiniband", ec), end; !ec && it != end;
+       it.increment(ec))
+    out.insert(it->path().filename().string());
+  return out;
+}
+
+// Which NIC ATOM's connector opens for each GPU by itself (its rdma<N>/ionic_<N> pick, N the GPU's
+// entry in ROCR_VISIBLE_DEVICES, its index on a whole node) against the hwloc pairing.
+void check_atom_nic_pick(Report& report, const NodeTopology& topology, const std::set<std::string>& devices) {
+  std::vector<std::string> misses;
+  int paired = 0;
+  for (const Gpu& g : topology.gpus) {
+    if (!g.nic || g.nic->rdma.empty()) continue;
+    ++paired;
+    const std::string guess = atom_auto_nic(g.index, devices);
+    if (guess != g.nic->rdma) misses.push_back("GPU " + std::to_string(g.index) + " " + guess + " (paired: " + g.nic->rdma + ")");
+  }
+  if (misses.empty()) {
+    report.ok("atom-nic", "ATOM's own pick (rdma<N>, else ionic_<N>) is the paired NIC of all " + std::to_string(paired) +
+                              " GPUs");
+    return;
+  }
+  std::string shown;
+  for (std::size_t i = 0; i < misses.size() && i < 3; ++i) shown += (i ? "; " : "") + misses[i];
+  report.warn("atom-nic",
+              std::to_string(misses.size()) + " of " + std::to_string(paired) + " GPUs: ATOM's own pick is not the paired NIC: " +
+                  shown + (misses.size() > 3 ? "; ..." : ""),
+              "nothing to do: srt-spank names the paired NICs for ATOM's ranks (ATOM_MOONCAKE_IB_DEVICE); a recipe "
+              "that sets its own ib_device keeps it");
+}
+
+// The RoCE v2 IPv4 GID index each paired NIC carries, against the profile's mooncake_gid_index.
+void check_gid_index(Report& report, const Profile& profile, const std::set<std::string>& paired,
+                     const std::string& sysfs_root) {
+  std::vector<std::string> found, differ, none;
+  for (const std::string& dev : paired) {
+    const auto index = roce_v2_ipv4_gid_index(gid_table(sysfs_root + "/class/infiniband/" + dev + "/ports/1"));
+    if (!index) {
+      none.push_back(dev);
+      continue;
+    }
+    found.push_back(dev + " " + std::to_string(*index));
+    if (*index != profile.mooncake_gid_index) differ.push_back(dev + " has it at " + std::to_string(*index));
+  }
+  const std::string want = std::to_string(profile.mooncake_gid_index);
+  if (!differ.empty() || !none.empty()) {
+    std::string message;
+    for (const auto& d : differ) message += (message.empty() ? "" : "; ") + d;
+    for (const auto& d : none) message += (message.empty() ? "" : "; ") + d + " has none";
+    report.warn("rdma-gid", "the RoCE v2 IPv4 GID is not at the profile's mooncake_gid_index " + want + ": " + message,
+                "set mooncake_gid_index to the index show_gids lists as v2 with an IPv4 address (an InfiniBand fabric "
+                "needs none of this)");
+    return;
+  }
+  report.ok("rdma-gid", "every paired NIC carries its RoCE v2 IPv4 GID at index " + want + ", the profile's mooncake_gid_index",
+            found);
+}
 
 std::vector<std::string> pairing_table(const NodeTopology& t) {
   std::vector<std::string> rows;
@@ -180,6 +258,10 @@ void check_rdma(Report& report, const Profile& profile, const NodeTopology& topo
     else if (!gid_value || helper::trim_end(*gid_value).find_first_not_of("0:") == std::string::npos)
       bad.push_back(dev + ": no GID at index " + gid);
   }
+  // Which index each NIC has its RoCE v2 IPv4 GID at, and ATOM's own NIC pick: said whatever the
+  // ports' state, so a wrong mooncake_gid_index comes with the right one.
+  check_gid_index(report, profile, devices, sysfs_root);
+  check_atom_nic_pick(report, topology, rdma_devices(sysfs_root));
   if (!bad.empty()) {
     std::string message;
     for (const std::string& b : bad) message += (message.empty() ? "" : "; ") + b;

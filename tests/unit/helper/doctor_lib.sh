@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by the doctor script tests: run `srt-helper doctor --json` on a profile made of given
 # lines (the fixture topology, no plugstack) and compare one check's line with what is expected.
-# Needs helper, fixture and tmp set, and counts misses in failures.
+# Needs helper, fixture and tmp set, and counts misses in failures; DOCTOR_SYSFS, when set, is
+# the sysfs root doctor reads (a fake class/infiniband tree).
 
 # doctor_line CHECK JSON PARTS: CHECK's line of doctor's JSON output as "STATUS MESSAGE", then
 # " | FIX" (PARTS fix) and " | DETAIL / DETAIL ..." (PARTS details); "missing" without it.
@@ -29,7 +30,7 @@ doctor_expect() {
   shift 6
   printf '%s\n' "cluster: test" "$lines" >"$tmp/cluster.yaml"
   env "$@" "$helper" doctor --json ${node:+--node "$node"} --profile "$tmp/cluster.yaml" --xml "$fixture" \
-    --plugstack /nonexistent >"$tmp/out.json" 2>"$tmp/err"
+    ${DOCTOR_SYSFS:+--sysfs "$DOCTOR_SYSFS"} --plugstack /nonexistent >"$tmp/out.json" 2>"$tmp/err"
   got=$(doctor_line "$check" "$tmp/out.json" "$parts")
   if [[ "$got" != "$want "* ]] || ! grep -qE -- "$pattern" <<<"$got"; then
     echo "FAIL: ${node:+node $node with }'$lines': want $want matching '$pattern', got: $got"
