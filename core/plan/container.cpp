@@ -94,10 +94,10 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
     if (!(host == p.results_root && inside == "/results")) add(m, {host, inside, false});
   for (const auto& spec : r.extra_mount) add(m, parse_mount(spec));
   for (const auto& [host, inside] : r.container_mounts) add(m, {host, inside, false});
-  // Only a prefill or decode worker moves KV bytes; an aggregated one has no peer, whatever the
-  // connector says (as srt-exec's --rdma check, jobstep/launch/steps.cpp).
   // srtctl mounts its configs/ at /configs; a setup script is looked up there.
   if (!r.setup_script.empty() && runs_setup_script(proc)) add(m, {p.setup_scripts_dir, "/configs", true});
+  // Only a prefill or decode worker moves KV bytes; an aggregated one has no peer, whatever the
+  // connector says (as srt-exec's --rdma check, jobstep/launch/steps.cpp).
   if (proc.is_worker() && proc.role != Role::agg && r.backend.mooncake_over_rdma()) {
     // Device directories stay writable; the providers the host's NIC driver needs are read-only.
     for (const auto& [host, inside] : p.rdma_mounts) add(m, {host, inside, !is_device_path(host), is_device_path(host)});

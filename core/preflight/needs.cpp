@@ -58,8 +58,9 @@ std::string config_text(const Json& config, const std::string& dashed) {
 }
 
 // Whether a P/D worker of this engine moves its KV with Mooncake: ATOM's connector (mooncake,
-// its only one); SGLang's --disaggregation-transfer-backend (mooncake unless the role says
-// mori, nixl, ...: engines-sglang-vllm.md §0.6); vLLM only when its connector is mooncake.
+// its only one); SGLang's --disaggregation-transfer-backend (mooncake unless the role says mori,
+// nixl, ...: sgl-project/sglang python/sglang/srt/server_args.py @ 001067ff); vLLM only when its
+// connector is mooncake.
 bool needs_mooncake(const Recipe& recipe, const std::string& role) {
   const std::string& type = recipe.backend.type;
   if (type == "sglang") {
@@ -94,9 +95,7 @@ PreflightNeeds preflight_needs(const Recipe& recipe, const Profile& profile, con
   const bool pd = role == "prefill" || role == "decode";
   n.mooncake = pd && needs_mooncake(recipe, role);
   n.router = role == "router";
-  const auto [engine, engine_key] = engine_of(&recipe, profile);
-  n.engine_command = *engine;
-  n.engine_key = engine_key;
+  n.engine_key = engine_of(&recipe, profile).second;
   if (const auto [router, router_key] = router_of(&recipe, profile); router) {
     n.router_command = *router;
     n.router_key = router_key;
@@ -134,8 +133,9 @@ std::vector<std::string> probe_arguments(const Recipe* recipe, const Profile& pr
     // another (atomesh, vllm-router) a program on its PATH.
     if (n.router && !n.router_command.empty()) {
       const std::string m = module_of(n.router_command);
-      if (m.empty()) a.insert(a.end(), {"--router", n.router_command.front()});
-      else a.insert(a.end(), {"--router-module", m});
+      const std::size_t program = command_program_index(n.router_command);
+      if (!m.empty()) a.insert(a.end(), {"--router-module", m});
+      else if (program < n.router_command.size()) a.insert(a.end(), {"--router", n.router_command[program]});
     }
     gid = std::max(gid, n.gid_index);
     files.insert(n.files.begin(), n.files.end());

@@ -56,10 +56,10 @@ struct PreflightNeeds {
   bool engine = false;                    // prefill/decode/agg: the engine module
   bool mooncake = false;                  // prefill/decode: Mooncake
   bool router = false;                    // router: the router binary or module
-  // The recipe's engine and router as the profile runs them (engine_command for ATOM,
-  // sglang_command, vllm_command; router_command for AToMesh, sglang_router_command,
-  // vllm_router_command) and the profile key each came from, for the message when one is missing.
-  std::vector<std::string> engine_command;
+  // The profile key of the recipe's engine command (engine_command for ATOM, sglang_command,
+  // vllm_command), and its router's command and key (router_command for AToMesh,
+  // sglang_router_command, vllm_router_command): the probe looks for them, the message for a
+  // missing one names the key.
   std::string engine_key;
   std::vector<std::string> router_command;
   std::string router_key;
