@@ -23,6 +23,20 @@ std::optional<long long> strict_int(const Json& v) {
   return v.get<long long>();
 }
 
+// InferenceX's single-node fixed-sequence point: benchmark_serving.py's result saved as
+// $RESULT_DIR/$RESULT_FILENAME.json with RESULT_DIR=/logs, directly in the job's logs/ under the
+// workflow's name; its max_concurrency says the point. 0 for anything else there (the launcher's
+// own JSON files, an AgentX aggregate).
+int single_node_concurrency(const std::string& path, const std::string& text) {
+  if (path.rfind("logs/", 0) != 0 || path.find('/', 5) != std::string::npos) return 0;
+  const Json j = parse_untrusted_json(text);
+  if (j.is_discarded() || !j.is_object() || !j.contains("max_concurrency") || !j.contains("completed")) return 0;
+  const Json& mc = j["max_concurrency"];
+  if (!mc.is_number() || mc.is_boolean()) return 0;
+  const double v = mc.get<double>();
+  return v >= 1 && v <= double(1 << 30) && v == std::floor(v) ? int(v) : 0;
+}
+
 std::string join(const std::vector<int>& v) {
   std::string out;
   for (int c : v) out += (out.empty() ? "" : " ") + std::to_string(c);
@@ -124,9 +138,11 @@ CollectorVerdict judge_collector_tree(const std::vector<TreeFile>& files, const 
       v.points.push_back(judge_agentic_text(conc, f.path, f.text, agentic_max_error_rate, invalid_dirs.count(dir) > 0));
       continue;
     }
-    // srtctl's sa-bench name, else the AMD contract's fixed-seq/<name>-c<N>.json.
+    // srtctl's sa-bench name, else the AMD contract's fixed-seq/<name>-c<N>.json, else a
+    // single-node lane's logs/<RESULT_FILENAME>.json.
     const auto name = parse_sa_bench_name(base_name(f.path));
-    const int conc = name ? name->concurrency : concurrency_of(base_name(f.path));
+    int conc = name ? name->concurrency : concurrency_of(base_name(f.path));
+    if (conc <= 0) conc = single_node_concurrency(f.path, f.text);
     if (conc <= 0) continue;
     ++seen[conc];
     PointResult p = judge_point_text(conc, f.path, f.text);

@@ -54,7 +54,8 @@ struct CollectorVerdict {
 };
 
 // Judges the result files found (each file's path ends in its sa-bench name, or in the AMD
-// contract's <name>-c<N>.json, or the file is an AgentX aggregate (srt/agentic_result.hpp),
+// contract's <name>-c<N>.json, or it is a single-node lane's logs/<RESULT_FILENAME>.json whose
+// max_concurrency names the point, or the file is an AgentX aggregate (srt/agentic_result.hpp),
 // judged with `agentic_max_error_rate`; other files are ignored) against `expected`
 // (empty: whatever was found is expected, and at least one point must be).
 CollectorVerdict judge_collector_tree(const std::vector<TreeFile>& files, const std::vector<int>& expected,

@@ -207,3 +207,27 @@ TEST_CASE("an AgentX aggregate is a point of its own, judged as InferenceX's wor
     CHECK_FALSE(judge_collector_tree({{"logs/x.json", text}}, {4}).valid);
   }
 }
+
+TEST_CASE("a single-node lane's logs/<RESULT_FILENAME>.json is its point, named by its max_concurrency") {
+  using srt::report::judge_collector_tree;
+  // InferenceX's single-node fixed-sequence lane: RESULT_DIR=/logs, CONC=4, one client run.
+  auto v = judge_collector_tree({{"logs/dsv4_1k1k_fp4_atom_tp8_conc4.json", result(4, 16, 16)},
+                                 {"logs/preflight_agg.json", "{\"engine\": {}}"}, {"logs/worker_restarts.json", "[]"}},
+                                {4});
+  CHECK(v.valid);
+  REQUIRE(v.points.size() == 1);
+  CHECK(v.points[0].concurrency == 4);
+  CHECK(v.points[0].completed == 16);
+  // Another point than the expected one, and more than 5 % failed, as any result file.
+  CHECK_FALSE(judge_collector_tree({{"logs/x.json", result(8, 16, 16)}}, {4}).valid);
+  CHECK_FALSE(judge_collector_tree({{"logs/x.json", result(4, 100, 94)}}, {4}).valid);
+  // Only directly in logs/: deeper files are the sa-bench layout's, judged by their names.
+  CHECK(judge_collector_tree({{"logs/agentic/conc_4/x.json", result(4, 16, 16)}}, {}).expected.empty());
+  // A max_concurrency that is no point is no result.
+  for (const std::string mc : {"0", "-4", "4.5", "true", "\"4\"", "1e300"}) {
+    std::string text = result(4, 16, 16);
+    text.replace(text.find("\"max_concurrency\": 4"), 20, "\"max_concurrency\": " + mc);
+    INFO(text);
+    CHECK(judge_collector_tree({{"logs/x.json", text}}, {}).expected.empty());
+  }
+}
