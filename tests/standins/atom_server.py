@@ -53,6 +53,7 @@ from aiohttp import web  # noqa: E402
 import atom_cli  # noqa: E402
 from atom_engine_core import engine_core_main, handshake_port_for  # noqa: E402
 from escape import start_escapee  # noqa: E402
+from standin_faults import Faults  # noqa: E402
 from timing_model import Queue, TimingModel  # noqa: E402
 from standin_common import (SSE_DONE, env_float, env_int, host_ip, json_error,  # noqa: E402
                             raise_nofile_limit, run_app, run_serving, setup_logging, sse_frame,
@@ -292,7 +293,7 @@ class HandshakeCache:
 # HTTP
 # ---------------------------------------------------------------------------------------
 
-class Server:
+class Server(Faults):
     def __init__(self, args, engine):
         self.args = args
         self.engine = engine
@@ -306,12 +307,7 @@ class Server:
         self.requests_finished = 0
         self.host_ip = host_ip()
         self.metrics_snapshot = None  # (taken at, values): refreshed every 5 s, as ATOM's
-        self.hang_after = env_int("SRT_STANDIN_HANG_AFTER_REQUESTS", 0)
-        self.hang_marker = os.environ.get("SRT_STANDIN_HANG_MARKER", "")
-        self.hanging = False
-        self.crash_after = env_int("SRT_STANDIN_CRASH_AFTER_REQUESTS", 0)
-        self.crash_marker = os.environ.get("SRT_STANDIN_CRASH_MARKER", "")
-        self.crashed = False
+        self.init_faults(log)
         wedged = os.environ.get("SRT_STANDIN_WEDGED_DP_RANK", "")
         self.wedged_rank = int(wedged) if wedged.strip().isdigit() else None
         self.wedged_logged = False
@@ -383,38 +379,10 @@ class Server:
                             content_type="text/plain", charset="utf-8")
 
     def crash_if_due(self):
-        """SRT_STANDIN_CRASH_AFTER_REQUESTS: past N requests, EngineCore DP rank 0 dies (SIGKILL,
-        as the kernel ends a process on a fatal GPU fault); serve() then sees the dead rank and
-        shuts the server down with exit status 1, ATOM's EngineCore-died path."""
-        if not self.crash_after or self.crashed or self.requests_total <= self.crash_after:
-            return
-        if self.crash_marker:
-            try:
-                with open(self.crash_marker, "x"):
-                    pass
-            except FileExistsError:
-                return
-        self.crashed = True
-        victim = self.engine.ranks[0].process
-        log.error("stand-in: EngineCore DP rank 0 crashes after %d requests (SRT_STANDIN_CRASH_AFTER_REQUESTS)",
-                  self.crash_after)
-        os.kill(victim.pid, signal.SIGKILL)
-
-    async def hang_if_wedged(self):
-        """SRT_STANDIN_HANG_AFTER_REQUESTS: past N requests, never answer (the connection stays)."""
-        if not self.hang_after or self.requests_total <= self.hang_after:
-            return
-        if not self.hanging:
-            if self.hang_marker:
-                if os.path.exists(self.hang_marker):
-                    return
-                with open(self.hang_marker, "x"):
-                    pass
-            self.hanging = True
-            log.warning("stand-in: wedged after %d requests (SRT_STANDIN_HANG_AFTER_REQUESTS): "
-                        "request %d and every later one get no answer", self.hang_after,
-                        self.requests_total)
-        await asyncio.Event().wait()
+        """SRT_STANDIN_CRASH_AFTER_REQUESTS (standin_faults.py): EngineCore DP rank 0 dies; serve()
+        then sees the dead rank and shuts the server down with exit status 1, ATOM's
+        EngineCore-died path."""
+        self.crash_now(self.engine.ranks[0].process.pid, "EngineCore DP rank 0")
 
     # -- completions ---------------------------------------------------------------------
     async def read_body(self, request):

@@ -37,7 +37,8 @@ def openai_error(status, message, err_type="BadRequestError"):
 
 class Completions:
     """Server's generation endpoints (a mixin: uses self.ranks, self.ready, self.mode,
-    self.timing, the counters, and bootstrap_handshake / crash_if_due of the other mixins)."""
+    self.timing, the counters, and bootstrap_handshake / crash_if_due / hang_if_wedged of the other
+    mixins)."""
 
     async def read_body(self, request):
         try:
@@ -118,6 +119,7 @@ class Completions:
             except Exception:  # noqa: BLE001 - KV events are advisory
                 pass
         self.crash_if_due()
+        await self.hang_if_wedged()  # SRT_STANDIN_HANG_AFTER_REQUESTS (standin_faults.py)
         request_id = uuid.uuid4().hex
         rank.in_flight += 1
         try:

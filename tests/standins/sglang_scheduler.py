@@ -195,16 +195,5 @@ class SchedulerPool:
         os.kill(os.getpid(), signal.SIGKILL)
 
     def crash_if_due(self):
-        if not self.crash_after or self.crashed or self.requests_total <= self.crash_after:
-            return
-        if self.crash_marker:
-            try:
-                with open(self.crash_marker, "x"):
-                    pass
-            except FileExistsError:
-                return
-        self.crashed = True
-        victim = self.local[0].process
-        log.error("stand-in: scheduler DP%d crashes after %d requests (SRT_STANDIN_CRASH_AFTER_REQUESTS)",
-                  self.local[0].dp_rank, self.crash_after)
-        os.kill(victim.pid, signal.SIGKILL)
+        """SRT_STANDIN_CRASH_AFTER_REQUESTS (standin_faults.py): the first local scheduler dies."""
+        self.crash_now(self.local[0].process.pid, f"scheduler DP{self.local[0].dp_rank}")

@@ -65,6 +65,7 @@ from sglang_completions import Completions  # noqa: E402
 from sglang_config import Layout, check_server_args, parse_kv_events, resolve_load_balance  # noqa: E402
 from sglang_ports import StartupError, bind_dp_attention_block  # noqa: E402
 from sglang_scheduler import Rank, SchedulerPool  # noqa: E402
+from standin_faults import Faults  # noqa: E402
 from standin_common import (env_float, env_int, raise_nofile_limit, run_app, run_serving,  # noqa: E402
                             setup_logging)
 from timing_model import TimingModel  # noqa: E402
@@ -80,7 +81,7 @@ def standin_version():
         return "unknown (stand-in run without pkg/ on PYTHONPATH)"
 
 
-class Server(SchedulerPool, Bootstrap, Completions):
+class Server(SchedulerPool, Bootstrap, Completions, Faults):
     def __init__(self, args, layout, kv_cfg, kv_descriptor):
         self.args = args
         self.layout = layout
@@ -95,9 +96,7 @@ class Server(SchedulerPool, Bootstrap, Completions):
         self.timing = TimingModel(protocol="tcp" if backend == "mooncake_tcp" else "rdma")
         self.eos_after = env_int("SRT_STANDIN_EOS_AFTER", 0)
         self.handshake_timeout = env_float("SRT_STANDIN_HANDSHAKE_TIMEOUT_S", 5.0)
-        self.crash_after = env_int("SRT_STANDIN_CRASH_AFTER_REQUESTS", 0)
-        self.crash_marker = os.environ.get("SRT_STANDIN_CRASH_MARKER", "")
-        self.crashed = False
+        self.init_faults(log)
         self.rr = -1
         self.ready = False
         self.stop = None

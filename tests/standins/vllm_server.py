@@ -74,6 +74,7 @@ from aiohttp import web  # noqa: E402
 
 import vllm_cli  # noqa: E402
 from standin_common import env_int, raise_nofile_limit, run_serving, setup_logging  # noqa: E402
+from standin_faults import Faults  # noqa: E402
 from timing_model import TimingModel  # noqa: E402
 from vllm_completions import Completions  # noqa: E402
 from vllm_engine_core import ConfigError, Engine, select_devices, set_process_name  # noqa: E402
@@ -101,7 +102,7 @@ def create_server_socket(host, port):
     return sock
 
 
-class Server(Completions):
+class Server(Completions, Faults):
     def __init__(self, args, engine, model, served_names, max_model_len):
         self.args = args
         self.engine = engine
@@ -111,12 +112,7 @@ class Server(Completions):
         self.timing = TimingModel(protocol="tcp")
         self.eos_after = env_int("SRT_STANDIN_EOS_AFTER", 0)
         self.requests_total = 0
-        self.hang_after = env_int("SRT_STANDIN_HANG_AFTER_REQUESTS", 0)
-        self.hang_marker = os.environ.get("SRT_STANDIN_HANG_MARKER", "")
-        self.hanging = False
-        self.crash_after = env_int("SRT_STANDIN_CRASH_AFTER_REQUESTS", 0)
-        self.crash_marker = os.environ.get("SRT_STANDIN_CRASH_MARKER", "")
-        self.crashed = False
+        self.init_faults(log)
 
     def app(self):
         app = web.Application(client_max_size=512 * 1024 * 1024)
@@ -172,34 +168,9 @@ class Server(Completions):
         return web.Response(text="\n".join(out) + "\n", content_type="text/plain",
                             charset="utf-8")
 
-    # -- faults (lab knobs, as the ATOM stand-in) ------------------------------------------
+    # -- faults (the lab knobs of every engine stand-in: standin_faults.py) ----------------
     def crash_if_due(self):
-        if not self.crash_after or self.crashed or self.requests_total <= self.crash_after:
-            return
-        if self.crash_marker:
-            try:
-                with open(self.crash_marker, "x"):
-                    pass
-            except FileExistsError:
-                return
-        self.crashed = True
-        log.error("stand-in: EngineCore_DP0 crashes after %d requests (SRT_STANDIN_CRASH_AFTER_REQUESTS)",
-                  self.crash_after)
-        os.kill(self.engine.ranks[0].process.pid, signal.SIGKILL)
-
-    async def hang_if_wedged(self):
-        if not self.hang_after or self.requests_total <= self.hang_after:
-            return
-        if not self.hanging:
-            if self.hang_marker:
-                if os.path.exists(self.hang_marker):
-                    return
-                with open(self.hang_marker, "x"):
-                    pass
-            self.hanging = True
-            log.warning("stand-in: wedged after %d requests (SRT_STANDIN_HANG_AFTER_REQUESTS)",
-                        self.hang_after)
-        await asyncio.Event().wait()
+        self.crash_now(self.engine.ranks[0].process.pid, "EngineCore_DP0")
 
 
 # ---------------------------------------------------------------------------------------
