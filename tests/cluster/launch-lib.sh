@@ -103,6 +103,26 @@ launch_step_pid() {
 # launch_assert_clean JOBID SECONDS: nothing of the job may run after it ended (lib.sh).
 launch_assert_clean() { lab_assert_job_clean "$1" "$2"; }
 
+# launch_plan_json JOBID RECIPE: the job's Plan as the plugin made it (the lab's profile, the
+# job's nodes and id) in work/plan-JOBID.json; prints the file's path.
+launch_plan_json() {
+  local plan="$LAB_BASE/work/plan-$1.json"
+  "$SRT_HELPER" plan "$2" --profile "$LAB_BASE/etc/srt/cluster.yaml" --nodelist "$(squeue -h -j "$1" -o %N)" \
+    --job-id "$1" --json > "$plan"
+  echo "$plan"
+}
+
+# launch_port_audit JOBID PLAN NODE [AUDIT ARGS...]: the listening-port audit
+# (tests/tools/port_audit.py) of the job's processes on NODE against PLAN, inside the node's
+# network namespace (its sockets are only visible from there); a mismatch fails the test.
+launch_port_audit() {
+  local jid=$1 plan=$2 node=$3
+  shift 3
+  nsenter --net="/run/netns/$LAB_NETNS_PREFIX-$node" /usr/bin/python3 "$LAUNCH_SRC/tests/tools/port_audit.py" \
+    --plan "$plan" --node "$node" --marker 'SLURM_JOB_ID={job_id}' --marker 'SLURM_JOB_NAME={step_name}' "$@" \
+    || { launch_show "$jid"; lab_fail "port audit on $node"; }
+}
+
 # launch_show JOBID: the job's output and status.json, for a failing test's log.
 launch_show() {
   echo "--- job $1 output"

@@ -12,7 +12,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 recipe=${2:?usage: test-launch-agentx.sh BASE FILE:SELECTOR}
 [[ "$recipe" = /* ]] || recipe="$LAUNCH_SRC/$recipe"
-profile="$LAB_BASE/etc/srt/cluster.yaml"
 t0=$(lab_now)
 
 jid=$(launch_submit "$recipe")
@@ -21,13 +20,8 @@ launch_wait_state "$jid" benchmark 120 || { launch_show "$jid"; lab_fail "job $j
 echo "benchmark started after $(lab_elapsed "$t0") s"
 
 nodelist=$(squeue -h -j "$jid" -o %N)
-plan="$LAB_BASE/work/plan-$jid.json"
-"$SRT_HELPER" plan "$recipe" --profile "$profile" --nodelist "$nodelist" --job-id "$jid" --json > "$plan"
-for node in $(scontrol show hostnames "$nodelist"); do
-  nsenter --net="/run/netns/$LAB_NETNS_PREFIX-$node" /usr/bin/python3 "$LAUNCH_SRC/tests/tools/port_audit.py" \
-    --plan "$plan" --node "$node" --marker 'SLURM_JOB_ID={job_id}' --marker 'SLURM_JOB_NAME={step_name}' \
-    || { launch_show "$jid"; lab_fail "port audit on $node"; }
-done
+plan=$(launch_plan_json "$jid" "$recipe")
+for node in $(scontrol show hostnames "$nodelist"); do launch_port_audit "$jid" "$plan" "$node"; done
 echo "port audit clean on every node after $(lab_elapsed "$t0") s"
 
 result=$(lab_wait_job "$jid" 300) || { launch_show "$jid"; lab_fail "job did not complete: $result"; }

@@ -77,9 +77,7 @@ workers=0
 for node in $(scontrol show hostnames "$nodelist"); do
   ns="$LAB_NETNS_PREFIX-$node"
   nsenter --net="/run/netns/$ns" ss -tnH state established > "$snaps/$node"
-  nsenter --net="/run/netns/$ns" /usr/bin/python3 "$LAUNCH_SRC/tests/tools/port_audit.py" \
-    --plan "$plan" --node "$node" --marker 'SLURM_JOB_ID={job_id}' --marker 'SLURM_JOB_NAME={step_name}' \
-    || { launch_show "$jid"; lab_fail "port audit on $node"; }
+  launch_port_audit "$jid" "$plan" "$node"
   var=LAB_NODE_DATA_ADDR_${node//-/_}
   want=${!var}
   # ATOM_HOST_IP of the worker tasks slurmd started on the node (the engine stand-in under

@@ -129,11 +129,7 @@ echo "kv-watch done on every node after $(lab_elapsed "$t0") s"
 # and only there (--ignore-ephemeral); every other listener must be a planned one.
 audit_extra=()
 [[ "$mode" == relay ]] && audit_extra=(--ignore-ephemeral)
-for node in $(scontrol show hostnames "$nodelist"); do
-  nsenter --net="/run/netns/$LAB_NETNS_PREFIX-$node" /usr/bin/python3 "$LAUNCH_SRC/tests/tools/port_audit.py" \
-    --plan "$plan" --node "$node" --marker 'SLURM_JOB_ID={job_id}' --marker 'SLURM_JOB_NAME={step_name}' \
-    "${audit_extra[@]}" || { launch_show "$jid"; lab_fail "port audit on $node"; }
-done
+for node in $(scontrol show hostnames "$nodelist"); do launch_port_audit "$jid" "$plan" "$node" "${audit_extra[@]}"; done
 echo "port audit clean on every node (kv-event ports included)"
 
 result=$(lab_wait_job "$jid" 600) || { launch_show "$jid"; lab_fail "job did not complete: $result"; }
