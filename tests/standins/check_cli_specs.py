@@ -385,6 +385,16 @@ STANDIN_EXTRAS = {
 }
 
 
+def standin_refuses(parser, argv):
+    """True when a stand-in's own parser refuses argv (argparse exits): the lab would run another
+    argv than the Plan's."""
+    try:
+        parser.parse_args(argv)
+        return False
+    except SystemExit:
+        return True
+
+
 def first_accepting(parsers, argv):
     """None when one of the parsers takes argv, else what each said."""
     problems = []
@@ -488,9 +498,7 @@ def main(argv):
                             failures.append(f"{where}: {program}: {why}")
                         # The stand-in must take what the Plan gives, or the lab runs another argv.
                         mine = sglang_cli.build_parser() if program == "sglang" else sglang_router_standin.build_parser()
-                        try:
-                            mine.parse_args(args[3:])
-                        except SystemExit:
+                        if standin_refuses(mine, args[3:]):
                             failures.append(f"{where}: the {program} stand-in refuses the Plan's argv")
                         checked[program] += 1
                     elif args[:2] == VLLM_PROGRAM:
@@ -506,17 +514,13 @@ def main(argv):
                         why = first_accepting([vllm], kept)
                         if why:
                             failures.append(f"{where}: vllm serve: {why}")
-                        try:
-                            vllm_cli.build_parser().parse_args(args[2:])
-                        except SystemExit:
+                        if standin_refuses(vllm_cli.build_parser(), args[2:]):
                             failures.append(f"{where}: the vllm serve stand-in refuses the Plan's argv")
                         checked["vllm"] += 1
                     elif args[:1] == ["vllm-router"]:
                         for problem in check_clap(vllm_router_spec, args[1:]):
                             failures.append(f"{where}: vllm-router: {problem}")
-                        try:
-                            vllm_router_standin.build_parser().parse_args(args[1:])
-                        except SystemExit:
+                        if standin_refuses(vllm_router_standin.build_parser(), args[1:]):
                             failures.append(f"{where}: the vllm-router stand-in refuses the Plan's argv")
                         checked["vllm-router"] += 1
                     elif args[:2] == ["atomesh", "launch"]:
