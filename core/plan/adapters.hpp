@@ -37,8 +37,9 @@ class EngineAdapter {
   // On the worker's node, inside its step (srt/plan.hpp apply_binding): what the node's topology
   // adds to the planned environment: the address on the data network, NUMA and CPU placement,
   // the RDMA NICs paired with its GPUs for KV transfer. Only the environment reaches the engine
-  // (the head node rendered argv without this node's NICs).
-  virtual void bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile& profile,
+  // (the head node rendered argv without this node's NICs). Returns what the job's console should
+  // say about the choice, one line each (empty: nothing worth a line).
+  virtual std::vector<std::string> bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile& profile,
                     std::uint64_t job_id) const = 0;
   // The counter the stall watch sums on a worker's HTTP port (/metrics) when no router fronts it.
   virtual const char* progress_metric() const = 0;

@@ -7,6 +7,7 @@
 #include "flags.hpp"
 #include "srt/error.hpp"
 #include "srt/join.hpp"
+#include "srt/rdma_nic.hpp"
 
 namespace srt::plan_detail {
 
@@ -99,19 +100,56 @@ Process atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode&
   return w;
 }
 
-void atom_bind(Process& w, const WorkerBinding& b, const std::string& host_ip, std::uint64_t job_id) {
+// ATOM_MOONCAKE_MATCHED_RAILS is "auto" or a list of rail NICs; only empty (after strip) is off.
+bool rails_on(const std::string& v) { return v.find_first_not_of(" \t\r\n") != std::string::npos; }
+
+// The kv-transfer-config of an RDMA worker, or nullptr (TCP, or no KV transfer).
+std::string* rdma_kv_config(Process& w) {
+  for (std::size_t i = 0; i + 1 < w.argv.size(); ++i) {
+    if (w.argv[i] != "--kv-transfer-config") continue;
+    const Json kv = Json::parse(w.argv[i + 1]);
+    return kv.value("protocol", std::string("rdma")) == "rdma" ? &w.argv[i + 1] : nullptr;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std::string& host_ip, std::uint64_t job_id) {
   if (!host_ip.empty()) set_env(w.env, "ATOM_HOST_IP", host_ip);
   if (!b.numa_nodes.empty()) {
     set_env(w.env, "ATOM_NUMA_BIND", "1");
     set_env(w.env, "ATOM_NUMA_NODE", join(b.numa_nodes));
   }
   if (!b.cpus.empty()) set_env(w.env, "SRT_WORKER_CPUS", b.cpus);
+  std::string* kv = rdma_kv_config(w);
+  if (!kv) return {};
+  const std::vector<AtomNicGuess> guesses = atom_nic_guesses(b);
+  const std::string where = w.name + " on " + w.node + ": ";
   // A recipe that chose the NICs itself (ATOM_MOONCAKE_IB_DEVICE) or matched rails (which need one
   // primary HCA per rank, ATOM's own pick or one configured device) keeps what it wrote: no list
   // of ours, and no topology file, which inside Mooncake overrides any device filter.
-  for (const auto& [k, v] : w.env)
-    if (k == "ATOM_MOONCAKE_IB_DEVICE" || (k == "ATOM_MOONCAKE_MATCHED_RAILS" && !v.empty() && v != "0" && v != "false"))
-      return;
+  for (const auto& [k, v] : w.env) {
+    if (k == "ATOM_MOONCAKE_IB_DEVICE") return {};
+    if (k == "ATOM_MOONCAKE_MATCHED_RAILS" && rails_on(v)) {
+      if (atom_guesses_follow_pairing(guesses)) return {};
+      return {where + "ATOM_MOONCAKE_MATCHED_RAILS leaves each rank's NIC to ATOM, whose pick misses the pairing: " +
+              atom_guess_misses(guesses) + " (the recipe's choice is kept)"};
+    }
+  }
+  // ATOM's own pick (rdma<N>/ionic_<N> from the rank's ROCR_VISIBLE_DEVICES entry) gives each rank
+  // its own NIC and only that one (ROCm/ATOM mooncake_connector.py _auto_select_ib_device). Where
+  // it names every GPU's paired NIC, leave it to ATOM: no list, and no topology file, which inside
+  // Mooncake would make every rank open every NIC it names.
+  if (atom_guesses_follow_pairing(guesses)) {
+    std::string own;
+    for (const AtomNicGuess& g : guesses) own += (own.empty() ? "" : ", ") + std::string("GPU ") + std::to_string(g.gpu) + " " + g.guess;
+    return {where + "each rank opens only its own NIC, as ATOM picks it: " + own};
+  }
+  // Otherwise name the paired NICs explicitly: ATOM's pick would open a NIC far from the GPU, or
+  // one the node lacks (bnxt_re and mlx5 devices are never picked).
+  std::vector<std::string> nics;
+  for (const auto& d : b.ib_devices)
+    if (!d.empty()) nics.push_back(d);
+  if (nics.empty()) return {};
   if (!b.mooncake_topology.empty()) {
     // Mooncake silently ignores a topology file it cannot read, so the file must exist inside the
     // container: srt-exec writes SRT_MOONCAKE_TOPOLOGY to this path before it execs the engine.
@@ -120,22 +158,14 @@ void atom_bind(Process& w, const WorkerBinding& b, const std::string& host_ip, s
             "/tmp/srt-mooncake-" + std::to_string(job_id) + "-" + w.step_name + ".json");
     set_env(w.env, "SRT_MOONCAKE_TOPOLOGY", b.mooncake_topology);
   }
-  // RDMA: name the paired NICs explicitly; ATOM's auto-pick guesses rdma<N>/ionic_<N> from the GPU
-  // index and never picks bnxt_re or mlx5 devices.
-  std::vector<std::string> nics;
-  for (const auto& d : b.ib_devices)
-    if (!d.empty()) nics.push_back(d);
-  for (std::size_t i = 0; i + 1 < w.argv.size(); ++i) {
-    if (w.argv[i] != "--kv-transfer-config") continue;
-    Json kv = Json::parse(w.argv[i + 1]);
-    const std::string protocol = kv.value("protocol", std::string("rdma"));
-    if (protocol != "rdma" || nics.empty()) continue;
-    kv["ib_device"] = join(nics);
-    w.argv[i + 1] = kv.dump();
-    // The same list through ATOM's fallback variable: the launcher renders argv on the head node,
-    // which cannot know this node's NICs, while this environment is set on the node itself.
-    set_env(w.env, "ATOM_MOONCAKE_IB_DEVICE", join(nics));
-  }
+  Json config = Json::parse(*kv);
+  config["ib_device"] = join(nics);
+  *kv = config.dump();
+  // The same list through ATOM's fallback variable: the launcher renders argv on the head node,
+  // which cannot know this node's NICs, while this environment is set on the node itself.
+  set_env(w.env, "ATOM_MOONCAKE_IB_DEVICE", join(nics));
+  return {where + "ATOM's own NIC pick misses the pairing for " + atom_guess_misses(guesses) +
+          "; every rank gets the worker's paired NICs instead (ATOM_MOONCAKE_IB_DEVICE=" + join(nics) + ")"};
 }
 
 class AtomEngine final : public EngineAdapter {
@@ -145,9 +175,9 @@ class AtomEngine final : public EngineAdapter {
   std::vector<Process> workers(const WorkerContext& ctx, const EndpointSite& site) const override {
     return {atom_worker(ctx, site.endpoint, *site.nodes.front(), *site.ports.front(), site.relay)};
   }
-  void bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&,
-            std::uint64_t job_id) const override {
-    atom_bind(w, b, host_ip, job_id);
+  std::vector<std::string> bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&,
+                                std::uint64_t job_id) const override {
+    return atom_bind(w, b, host_ip, job_id);
   }
   const char* progress_metric() const override { return "atom:requests_finished_total"; }  // ATOM metrics.py
 };

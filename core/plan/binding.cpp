@@ -1,4 +1,5 @@
 #include <string>
+#include <vector>
 
 #include "adapters.hpp"
 #include "srt/plan.hpp"
@@ -6,9 +7,9 @@
 namespace srt {
 
 // What a worker's node adds to its planned environment is its engine's business (adapters.hpp).
-void apply_binding(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile& profile,
-                   std::uint64_t job_id) {
-  plan_detail::engine_adapter(w.adapter).bind(w, b, host_ip, profile, job_id);
+std::vector<std::string> apply_binding(Process& w, const WorkerBinding& b, const std::string& host_ip,
+                                       const Profile& profile, std::uint64_t job_id) {
+  return plan_detail::engine_adapter(w.adapter).bind(w, b, host_ip, profile, job_id);
 }
 
 }  // namespace srt

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <optional>
 
 #include "processes.hpp"
 #include "srt/error.hpp"
@@ -120,16 +121,20 @@ void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& 
       fail(w.name + " uses GPU " + std::to_string(g) + " but this node has " + std::to_string(topo.gpus.size()) +
                " GPUs (" + topo.partition_mode + " mode)",
            "check resources.gpus_per_node against the node (srt-helper topology)");
-  const WorkerBinding b = bind_worker(topo, w.gpus, grant.cpus);
-  apply_binding(w, b, grant.host_ip, profile, env.job_id);
-  for (const auto& [k, v] : w.env) set_env(env.set, k, v);
-  env.cpus = b.cpus;
+  WorkerBinding b = bind_worker(topo, w.gpus, grant.cpus);
+  std::optional<GpuVisibility> vis;
   if (w.gpus_in_argv) {
     check_argv_gpus(w, grant, profile);
-    return;
+  } else {
+    vis = gpu_visibility_env(grant.visible_devices, w.gpus, profile.visible_devices_env, grant.node_gpus);
+    // What the engine will read for each GPU is the value written here, not the node index.
+    b.visible_entries = parse_gpu_indices(vis->rocr_visible_devices, "ROCR_VISIBLE_DEVICES");
   }
-  const GpuVisibility vis = gpu_visibility_env(grant.visible_devices, w.gpus, profile.visible_devices_env, grant.node_gpus);
-  for (const auto& [k, v] : vis.variables()) set_env(env.set, k, v);
+  env.notes = apply_binding(w, b, grant.host_ip, profile, env.job_id);
+  for (const auto& [k, v] : w.env) set_env(env.set, k, v);
+  env.cpus = b.cpus;
+  if (vis)
+    for (const auto& [k, v] : vis->variables()) set_env(env.set, k, v);
 }
 
 }  // namespace srt

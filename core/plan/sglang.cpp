@@ -196,8 +196,8 @@ class SglangEngine final : public EngineAdapter {
   std::vector<Process> workers(const WorkerContext& ctx, const EndpointSite& site) const override {
     return sglang_workers(ctx, site);
   }
-  void bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&,
-            std::uint64_t) const override {
+  std::vector<std::string> bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&,
+                                std::uint64_t) const override {
     if (!host_ip.empty()) set_env(w.env, "SGLANG_HOST_IP", host_ip);
     if (!b.cpus.empty()) set_env(w.env, "SRT_WORKER_CPUS", b.cpus);
     // MoRI: SGLang copies --disaggregation-ib-device verbatim into MORI_RDMA_DEVICES, which MoRI
@@ -210,6 +210,7 @@ class SglangEngine final : public EngineAdapter {
         if (!d.empty() && std::find(nics.begin(), nics.end(), d) == nics.end()) nics.push_back(d);
       if (!nics.empty()) set_env(w.env, "MORI_RDMA_DEVICES", join(nics));
     }
+    return {};
   }
   const char* progress_metric() const override { return "sglang:num_requests_total"; }  // metrics/collector.py
   // Shared-memory segments SGLang leaves when killed (multi-tokenizer arguments, sgl_shm_*).

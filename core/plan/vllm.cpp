@@ -144,8 +144,10 @@ class VllmEngine final : public EngineAdapter {
   std::vector<Process> workers(const WorkerContext& ctx, const EndpointSite& site) const override {
     return vllm_workers(ctx, site);
   }
-  void bind(Process& w, const WorkerBinding& b, const std::string&, const Profile&, std::uint64_t) const override {
+  std::vector<std::string> bind(Process& w, const WorkerBinding& b, const std::string&, const Profile&,
+                                std::uint64_t) const override {
     if (!b.cpus.empty()) set_env(w.env, "SRT_WORKER_CPUS", b.cpus);
+    return {};
   }
   // vllm/v1/metrics/loggers.py: the finished-request counter on the API server's /metrics.
   const char* progress_metric() const override { return "vllm:request_success_total"; }

@@ -2,6 +2,7 @@
 // wording kept recognisable) plus the few srt-spank adds because the process would otherwise fail
 // after loading the model.
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
 
@@ -180,14 +181,23 @@ class Rules {
                                                         {WorkerMode::decode, "backend.decode_environment"},
                                                         {WorkerMode::agg, "backend.aggregated_environment"}};
     for (const auto& [mode, role_path] : modes) {
-      std::string rails, list, list_path;
+      std::string rails, rails_path, list, list_path;
       for (const auto& [path, env] : {std::pair<std::string, const EnvList*>{role_path, &r_.backend.environment(mode)},
                                       std::pair<std::string, const EnvList*>{"environment", &r_.environment}})
         for (const auto& [k, v] : *env) {
-          if (k == "ATOM_MOONCAKE_MATCHED_RAILS") rails = v;
+          if (k == "ATOM_MOONCAKE_MATCHED_RAILS") rails = v, rails_path = path;
           if (k == "ATOM_MOONCAKE_IB_DEVICE") list = v, list_path = join_path(path, k);
         }
-      if (rails.empty() || rails == "0" || rails == "false") continue;
+      // ATOM reads the variable as "auto" or a list of rail NICs (ROCm/ATOM docs and
+      // mooncake_connector.py: "", after strip, is off); "0" or "false" would be a NIC name.
+      std::string word;
+      for (unsigned char c : rails)
+        if (!std::isspace(c)) word += char(std::tolower(c));
+      if (word.empty()) continue;
+      if (word == "0" || word == "false" || word == "off" || word == "no")
+        error(join_path(rails_path, "ATOM_MOONCAKE_MATCHED_RAILS"),
+              "is '" + rails + "', which ATOM reads as a list of rail NICs, not as off (it takes 'auto' or NIC names)",
+              "leave ATOM_MOONCAKE_MATCHED_RAILS out, or empty, to switch matched rails off");
       const std::vector<std::string> listed = split_list(list);
       const std::set<std::string> nics(listed.begin(), listed.end());
       if (nics.size() > 1)

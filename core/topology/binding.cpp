@@ -10,6 +10,8 @@
 #include "srt/error.hpp"
 #include "srt/topology.hpp"
 
+#include "srt/rdma_nic.hpp"
+
 namespace srt {
 
 using topology_detail::parse_list;
@@ -119,10 +121,27 @@ WorkerBinding bind_worker(const NodeTopology& topo, const std::vector<int>& gpus
     }
   }
   b.mooncake_topology = mooncake_json(topo, gpus);
+  b.visible_entries = b.gpus;  // the node index, until the node's visibility value says otherwise
+  for (const Gpu& g : topo.gpus)
+    if (g.nic && !g.nic->rdma.empty()) b.rdma_devices.insert(g.nic->rdma);
+  for (const Nic& n : topo.frontend_nics)
+    if (!n.rdma.empty()) b.rdma_devices.insert(n.rdma);
   return b;
 }
 
-std::vector<RankNics> rank_nics(const WorkerBinding& b) {
+std::vector<RankNics> rank_nics(const WorkerBinding& b, bool atom_picks) {
+  if (atom_picks) {
+    std::vector<RankNics> out;
+    for (const AtomNicGuess& g : atom_nic_guesses(b)) {
+      RankNics n;
+      n.rank = g.rank;
+      n.gpu = g.gpu;
+      n.location = "hip:" + std::to_string(g.rank);
+      n.preferred = n.opens = {g.guess};
+      out.push_back(std::move(n));
+    }
+    return out;
+  }
   // The topology file is this binding's own JSON (mooncake_json above).
   const Json topo = Json::parse(b.mooncake_topology, nullptr, false);
   std::vector<std::string> opens;

@@ -39,4 +39,33 @@ std::string atom_auto_nic(int entry, const std::set<std::string>& devices) {
   return "rdma" + n;
 }
 
+std::vector<AtomNicGuess> atom_nic_guesses(const WorkerBinding& b) {
+  std::vector<AtomNicGuess> out;
+  for (std::size_t r = 0; r < b.gpus.size(); ++r) {
+    AtomNicGuess g;
+    g.rank = int(r);
+    g.gpu = b.gpus[r];
+    // Without the node's value (a binding made outside a step), the node index is the entry.
+    g.entry = r < b.visible_entries.size() ? b.visible_entries[r] : b.gpus[r];
+    g.guess = atom_auto_nic(g.entry, b.rdma_devices);
+    g.paired = r < b.ib_devices.size() ? b.ib_devices[r] : "";
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+bool atom_guesses_follow_pairing(const std::vector<AtomNicGuess>& guesses) {
+  return !guesses.empty() && std::all_of(guesses.begin(), guesses.end(), [](const AtomNicGuess& g) { return g.hit(); });
+}
+
+std::string atom_guess_misses(const std::vector<AtomNicGuess>& guesses) {
+  std::string out;
+  for (const AtomNicGuess& g : guesses) {
+    if (g.hit()) continue;
+    out += (out.empty() ? "" : ", ") + std::string("GPU ") + std::to_string(g.gpu) + " " + g.guess +
+           (g.paired.empty() ? " (paired with no NIC)" : " (paired " + g.paired + ")");
+  }
+  return out;
+}
+
 }  // namespace srt

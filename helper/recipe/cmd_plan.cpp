@@ -1,4 +1,5 @@
 // srt-helper plan: the Plan for a recipe on a node list, as a table or as JSON (a contract).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -53,17 +54,19 @@ void print_table(const Plan& plan) {
   }
 }
 
-// Stated as Mooncake behaves (srt/topology.hpp rank_nics): every rank opens every NIC listed and
-// registers its KV memory on each; only its sends follow its GPU's preferred NIC.
-void print_rank_nics(const std::map<std::string, std::vector<RankNics>>& ranks) {
+// Stated as Mooncake behaves (srt/topology.hpp rank_nics): with a NIC list every rank opens every
+// NIC listed and registers its KV memory on each, and only its sends follow its GPU's preferred
+// NIC; where ATOM picks, each rank opens one.
+void print_rank_nics(const std::map<std::string, std::vector<RankNics>>& ranks, const std::vector<std::string>& notes) {
   if (ranks.empty()) return;
-  std::printf("\nRDMA per rank: each rank opens every NIC below and registers its KV memory on each (Mooncake "
-              "has no per-rank filter);\nits transfers go over its GPU's preferred NIC.\n");
+  std::printf("\nRDMA per rank: what each rank opens and registers its KV memory on, and the NIC its transfers "
+              "go over.\n");
   std::printf("%-18s %-5s %-4s %-7s %-14s %s\n", "PROCESS", "RANK", "GPU", "MEMORY", "SENDS OVER", "OPENS");
   for (const auto& [name, list] : ranks)
     for (const auto& r : list)
       std::printf("%-18s %-5d %-4d %-7s %-14s %s\n", name.c_str(), r.rank, r.gpu, r.location.c_str(),
                   r.preferred.empty() ? "-" : join(r.preferred).c_str(), r.opens.empty() ? "-" : join(r.opens).c_str());
+  for (const std::string& line : notes) std::printf("%s\n", line.c_str());
 }
 
 void run(const PlanArgs& a) {
@@ -91,6 +94,7 @@ void run(const PlanArgs& a) {
   // SRT_RECIPE: FILE[:SELECTOR] as given.
   Plan plan = plan_job(recipe, one.ref.given, profile, facts).plan;
   std::map<std::string, std::vector<RankNics>> ranks;  // RDMA workers: what each rank does with its NICs
+  std::vector<std::string> notes;                      // what each worker's node would say about them
   if (!a.topology_xml.empty()) {
     // As if every node had this topology: the per-node binding a worker step would get.
     const NodeTopology topo = read_topology_xml(a.topology_xml);
@@ -99,7 +103,13 @@ void run(const PlanArgs& a) {
       StepEnvironment env = step_environment(plan, p.node_index, p.name);
       bind_step(env, topo, NodeGrant{}, profile);
       p.env = env.set;
-      if (recipe.backend.mooncake_over_rdma() && !topo.gpus.empty()) ranks[p.name] = rank_nics(bind_worker(topo, p.gpus, ""));
+      notes.insert(notes.end(), env.notes.begin(), env.notes.end());
+      if (!recipe.backend.mooncake_over_rdma() || topo.gpus.empty()) continue;
+      // The node's choice, read back from what it set: a NIC list or topology file, else ATOM's pick.
+      const bool listed = std::any_of(env.set.begin(), env.set.end(), [](const auto& kv) {
+        return kv.first == "ATOM_MOONCAKE_IB_DEVICE" || kv.first == "SRT_MOONCAKE_TOPOLOGY";
+      });
+      ranks[p.name] = rank_nics(bind_worker(topo, p.gpus, ""), !listed);
     }
   }
   if (a.json) {
@@ -122,7 +132,7 @@ void run(const PlanArgs& a) {
     std::cout << j.dump(2) << "\n";
   } else {
     print_table(plan);
-    print_rank_nics(ranks);
+    print_rank_nics(ranks, notes);
   }
   print_unsupported_note(one.ref.given, recipe);  // a Plan `launch` will refuse: say so after it
 }

@@ -32,6 +32,7 @@ namespace {
 // Per slurmstepd process: what user_init found, for task_init to report and apply.
 std::string g_node_error;
 std::string g_worker_cpus;
+std::vector<std::string> g_notes;  // the binding's console lines (StepEnvironment::notes)
 
 // This node's topology: the admin's XML, else the per-boot cache, else live discovery (cached).
 NodeTopology node_topology(const PluginConfig& config, const Profile& profile) {
@@ -123,6 +124,7 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
                                        slurmapi::local_interfaces()).address;
     bind_step(env, node_topology(config, profile), grant, profile);
     g_worker_cpus = env.cpus;
+    g_notes = env.notes;
   }
   for (const auto& [name, value] : env.set) {
     spank_err_t rc = spank_setenv(sp, name.c_str(), value.c_str(), 1);
@@ -135,6 +137,7 @@ int node_user_init(spank_t sp, const srt_loader_state& state) {
   // What task_init reports is this user_init's finding only, never one left from an earlier call.
   g_node_error.clear();
   g_worker_cpus.clear();
+  g_notes.clear();
   try {
     set_step_environment(sp, state);
   } catch (const std::exception& e) {
@@ -160,6 +163,9 @@ int node_task_init(spank_t, const srt_loader_state&) {
       std::fprintf(stderr, "srt: warning: the worker's cores (%s) are outside this task's grant; keeping Slurm's binding\n",
                    g_worker_cpus.c_str());
   }
+  // What the node chose for this worker (its NICs), where the user reads the worker's output.
+  if (g_node_error.empty())
+    for (const std::string& line : g_notes) std::fprintf(stderr, "srt: %s\n", line.c_str());
   if (g_node_error.empty()) return 0;
   // task_init runs in the task itself: its stderr is the job's, where the user looks.
   std::fprintf(stderr, "srt: this job cannot run: %s\n", g_node_error.c_str());

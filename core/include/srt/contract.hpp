@@ -15,6 +15,7 @@ struct StepEnvironment {
   const Process* worker = nullptr;   // the worker this step runs, for --srt-step steps
   std::string cpus;                  // the worker's CPU list after binding ("" = leave as granted)
   std::uint64_t job_id = 0;          // the Plan's: names the job's own files on the node
+  std::vector<std::string> notes;    // what the node decided that the step's console should say
 };
 
 // What Slurm granted the step on this node, and the node's own address.

@@ -167,8 +167,9 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
 
 // Per-node fill-in the pure Plan cannot know: the node's own address and its topology.
 // job_id names the worker's Mooncake topology file, so two jobs on a node never share one.
-void apply_binding(Process& worker, const WorkerBinding& binding, const std::string& host_ip,
-                   const Profile& profile, std::uint64_t job_id);
+// Returns the lines the job's console should show about the choice (the engine adapter's).
+std::vector<std::string> apply_binding(Process& worker, const WorkerBinding& binding, const std::string& host_ip,
+                                       const Profile& profile, std::uint64_t job_id);
 
 Json plan_to_json(const Plan& plan);
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "srt/topology.hpp"
+
 namespace srt {
 
 // One entry of a port's GID table, as sysfs gives it: ports/1/gids/<index> and
@@ -30,5 +32,23 @@ std::optional<int> roce_v2_ipv4_gid_index(const std::vector<GidEntry>& gids);
 // node wrote there for that GPU, which under ConstrainDevices is Slurm's local index, not the
 // GPU's PCI index. "" for a negative entry.
 std::string atom_auto_nic(int entry, const std::set<std::string>& devices);
+
+// ATOM's pick for each rank of a worker (atom_auto_nic on the rank's visibility entry and the
+// node's RDMA devices) beside what the hwloc pairing gives its GPU.
+struct AtomNicGuess {
+  int rank = 0;        // visible ordinal
+  int gpu = -1;        // node GPU index
+  int entry = -1;      // its ROCR_VISIBLE_DEVICES entry
+  std::string guess;   // the NIC ATOM opens for it
+  std::string paired;  // the NIC beside its GPU ("" when none)
+  bool hit() const { return !paired.empty() && guess == paired; }
+};
+std::vector<AtomNicGuess> atom_nic_guesses(const WorkerBinding& binding);
+
+// True when every rank's guess is its GPU's paired NIC: the worker can leave the choice to ATOM.
+bool atom_guesses_follow_pairing(const std::vector<AtomNicGuess>& guesses);
+
+// "GPU 0 ionic_0 (paired ionic_4), GPU 1 ..." for the ranks whose guess misses.
+std::string atom_guess_misses(const std::vector<AtomNicGuess>& guesses);
 
 }  // namespace srt

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +48,11 @@ struct WorkerBinding {
   std::string cpus;                      // list form; union of the GPUs' cpusets within the grant
   bool cpus_fell_back = false;           // the intersection was empty: the whole grant is used
   std::string mooncake_topology;         // MC_CUSTOM_TOPO_JSON content, keyed "hip:<ordinal>"
+  // What the engine sees of each visible GPU: the number the node writes for it in
+  // ROCR_VISIBLE_DEVICES (the GPU's node index without ConstrainDevices, Slurm's local index
+  // with it; bind_step sets it from the visibility rule), and every RDMA device of the node.
+  std::vector<int> visible_entries;
+  std::set<std::string> rdma_devices;
 };
 
 // Pure: computed from a topology, the worker's GPU indices and what Slurm granted ("" = all).
@@ -64,12 +70,13 @@ struct WorkerBinding {
 WorkerBinding bind_worker(const NodeTopology& topo, const std::vector<int>& gpus,
                           const std::string& granted_cpus);
 
-// What each rank of a worker does with its NICs over Mooncake RDMA, from its binding (reference
-// atom-mooncake-source-facts.md, "RDMA: how a rank picks its NIC"): Mooncake reads the topology
-// file, opens one RDMA context per NIC named anywhere in it and registers every buffer on every
-// context, so each rank opens all of them; its transfers then go over its location's preferred
-// NIC (the GPU's switch-mate). Nothing in Mooncake narrows one rank to one NIC while all ranks
-// share one environment; that needs ATOM to index ib_device by the rank's device.
+// What each rank of a worker does with its NICs over Mooncake RDMA, from its binding (Mooncake
+// mooncake-transfer-engine/src/transfer_engine.cpp and topology.cpp; ATOM's
+// mooncake_connector.py). With a topology file (atom_picks false) Mooncake opens one RDMA
+// context per NIC named anywhere in it and registers every buffer on every context, so each rank
+// opens all of them; its transfers then go over its location's preferred NIC (the GPU's
+// switch-mate). With ATOM picking (atom_picks: no list, no file) each rank opens only the NIC
+// ATOM names from its visibility entry (atom_nic_guesses, srt/rdma_nic.hpp).
 struct RankNics {
   int rank = 0;                        // visible ordinal: the DP rank (DP attention) or TP rank
   int gpu = -1;                        // node GPU index
@@ -77,7 +84,7 @@ struct RankNics {
   std::vector<std::string> preferred;  // the NICs its transfers go over
   std::vector<std::string> opens;      // every NIC it opens and registers its KV memory on
 };
-std::vector<RankNics> rank_nics(const WorkerBinding& binding);
+std::vector<RankNics> rank_nics(const WorkerBinding& binding, bool atom_picks = false);
 
 Json topology_to_json(const NodeTopology& topo);
 
@@ -91,8 +98,8 @@ Json topology_to_json(const NodeTopology& topo);
 // ROCr is applied first and reduces what HIP sees; HIP also honours CUDA_VISIBLE_DEVICES and
 // the OpenCL layer GPU_DEVICE_ORDINAL, so leaving any of Slurm's values in place would filter a
 // second time with stale indices. Restricting at ROCr (not only HIP) also keeps ROCr from
-// opening the other workers' GPUs. ATOM's NIC auto-pick (which reads HIP_VISIBLE_DEVICES as
-// physical ids) is not relied on: ib_device is always passed explicitly.
+// opening the other workers' GPUs. ATOM's NIC auto-pick reads the ROCR_VISIBLE_DEVICES entry
+// written here (WorkerBinding::visible_entries), so the ATOM adapter predicts it from that value.
 // Mapping a worker GPU (node index = PCI order) into Slurm's space needs the node indices of the
 // granted devices (SLURM_STEP_GPUS or SLURM_JOB_GPUS): position p of the worker GPU there gives
 // granted_visible[p]. Without them Slurm's values are taken as node indices (no ConstrainDevices).

@@ -165,9 +165,9 @@ TEST_CASE("apply_binding keeps the NICs a recipe chose itself, and leaves matche
     CHECK(env_of(w, name) == value);
     CHECK(env_of(w, "ATOM_NUMA_NODE") == "0,0");  // the rest of the binding still applies
   }
-  // Matched rails switched off ("0") is no choice: the paired list as always.
+  // Matched rails switched off (empty: ATOM reads "auto" or rail names) is no choice: the paired list.
   srt::Recipe off = r;
-  off.backend.prefill_environment.emplace_back("ATOM_MOONCAKE_MATCHED_RAILS", "0");
+  off.backend.prefill_environment.emplace_back("ATOM_MOONCAKE_MATCHED_RAILS", " ");
   srt::Process w = *srt::make_plan(off, srt::default_profile(), inputs(2)).find("prefill:0");
   srt::apply_binding(w, b, "192.168.9.1", srt::default_profile(), 4242);
   CHECK(env_of(w, "ATOM_MOONCAKE_IB_DEVICE") == "ionic_4,ionic_0");

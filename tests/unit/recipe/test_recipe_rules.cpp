@@ -147,7 +147,14 @@ TEST_CASE("matched rails with a list of NICs are refused: ATOM needs one primary
   // One NIC, no list, or the rails off: accepted.
   CHECK_NOTHROW(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: auto, ATOM_MOONCAKE_IB_DEVICE: 'rdma0,rdma0'}}\n"));
   CHECK_NOTHROW(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: auto}}\n"));
-  CHECK_NOTHROW(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: '0', ATOM_MOONCAKE_IB_DEVICE: 'rdma0,rdma1'}}\n"));
+  CHECK_NOTHROW(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: '', ATOM_MOONCAKE_IB_DEVICE: 'rdma0,rdma1'}}\n"));
+  // ATOM takes "auto" or rail names: "0" is not off there, it is a NIC that does not exist.
+  for (const char* off : {"'0'", "'false'", "'Off'"}) {
+    INFO(off);
+    CHECK_THROWS_WITH(load(pd + "prefill_environment: {ATOM_MOONCAKE_MATCHED_RAILS: " + off + "}}\n"),
+                      Catch::Contains("backend.prefill_environment.ATOM_MOONCAKE_MATCHED_RAILS") &&
+                          Catch::Contains("not as off") && Catch::Contains("leave ATOM_MOONCAKE_MATCHED_RAILS out"));
+  }
 }
 
 TEST_CASE("the JSON Schema comes from the same table", "[recipe]") {

@@ -1,0 +1,129 @@
+// The node decides which NICs an ATOM worker's ranks open over Mooncake RDMA (bind_step, as the
+// plugin runs it in the worker's step): ATOM's own pick (rdma<N>, else ionic_<N>, N the rank's
+// ROCR_VISIBLE_DEVICES entry) where it is every GPU's paired NIC, else the paired list with a
+// console line naming the GPUs that miss.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../topology/fixtures.hpp"
+#include "process_checks.hpp"
+#include "srt/contract.hpp"
+#include "srt/topology.hpp"
+
+using namespace test_recipes;
+
+namespace test_atom_nic_rule {
+
+std::string set_value(const srt::StepEnvironment& env, const std::string& name) {
+  for (const auto& [k, v] : env.set)
+    if (k == name) return v;
+  return "<unset>";
+}
+
+const srt::NodeTopology& fixture(const std::string& name) {
+  static std::map<std::string, srt::NodeTopology> cache;
+  auto it = cache.find(name);
+  if (it == cache.end()) it = cache.emplace(name, srt::read_topology_xml(srt::test::topology_fixture(name))).first;
+  return it->second;
+}
+
+// One worker step of `recipe` bound on a node of topology `topo` with what Slurm granted.
+srt::StepEnvironment bound(const srt::Recipe& recipe, const std::string& step, const std::string& topo,
+                           const std::string& visible, const std::string& node_gpus) {
+  static std::vector<srt::Plan> plans;  // the step environment points into its Plan
+  plans.push_back(srt::make_plan(recipe, srt::default_profile(), inputs(2)));
+  const srt::Plan& plan = plans.back();
+  const srt::Process* w = plan.find(step);
+  REQUIRE(w);
+  srt::StepEnvironment env = srt::step_environment(plan, w->node_index, step);
+  srt::NodeGrant grant;
+  grant.visible_devices = visible;
+  grant.node_gpus = node_gpus;
+  srt::bind_step(env, fixture(topo), grant, srt::default_profile());
+  return env;
+}
+
+srt::Recipe rdma(srt::Recipe r) {
+  r.backend.mooncake_protocol = "rdma";
+  return r;
+}
+
+const std::string kAll = "0,1,2,3,4,5,6,7";
+
+}  // namespace test_atom_nic_rule
+
+using namespace test_atom_nic_rule;
+
+TEST_CASE("where the NIC beside GPU N is ionic_N, ATOM picks: no list, no topology file, one NIC per rank") {
+  const srt::StepEnvironment env = bound(rdma(dsv4_1p1d()), "prefill:0", "ionic-follows-gpu", kAll, kAll);
+  CHECK(set_value(env, "ATOM_MOONCAKE_IB_DEVICE") == "<unset>");
+  CHECK(set_value(env, "MC_CUSTOM_TOPO_JSON") == "<unset>");  // it would make every rank open every NIC
+  CHECK(set_value(env, "SRT_MOONCAKE_TOPOLOGY") == "<unset>");
+  CHECK(set_value(env, "ROCR_VISIBLE_DEVICES") == kAll);
+  REQUIRE(env.notes.size() == 1);
+  CHECK(env.notes[0] == "prefill:0 on mi355x-01: each rank opens only its own NIC, as ATOM picks it: GPU 0 ionic_0, "
+                        "GPU 1 ionic_1, GPU 2 ionic_2, GPU 3 ionic_3, GPU 4 ionic_4, GPU 5 ionic_5, GPU 6 ionic_6, "
+                        "GPU 7 ionic_7");
+  // Over TCP the NICs are not Mooncake's business: nothing set, nothing said.
+  const srt::StepEnvironment tcp = bound(dsv4_1p1d(), "prefill:0", "ionic-follows-gpu", kAll, kAll);
+  CHECK(set_value(tcp, "ATOM_MOONCAKE_IB_DEVICE") == "<unset>");
+  CHECK(set_value(tcp, "MC_CUSTOM_TOPO_JSON") == "<unset>");
+  CHECK(tcp.notes.empty());
+}
+
+TEST_CASE("on Pollara and Thor2 nodes ATOM's pick misses: the paired list, and a line naming the GPUs") {
+  const srt::StepEnvironment pollara = bound(rdma(dsv4_1p1d()), "decode:0", "pollara", kAll, kAll);
+  CHECK(set_value(pollara, "ATOM_MOONCAKE_IB_DEVICE") == "ionic_4,ionic_7,ionic_1,ionic_0,ionic_6,ionic_5,ionic_3,ionic_2");
+  CHECK(set_value(pollara, "MC_CUSTOM_TOPO_JSON") == "/tmp/srt-mooncake-4242-decode_0.json");
+  REQUIRE(pollara.notes.size() == 1);
+  CHECK_THAT(pollara.notes[0], Catch::StartsWith("decode:0 on mi355x-02: ATOM's own NIC pick misses the pairing for "
+                                                 "GPU 0 ionic_0 (paired ionic_4), GPU 1 ionic_1 (paired ionic_7), GPU 2 "
+                                                 "ionic_2 (paired ionic_1), "));
+  CHECK_THAT(pollara.notes[0], Catch::EndsWith("; every rank gets the worker's paired NICs instead "
+                                               "(ATOM_MOONCAKE_IB_DEVICE=ionic_4,ionic_7,ionic_1,ionic_0,ionic_6,ionic_5,"
+                                               "ionic_3,ionic_2)"));
+  CHECK_THAT(pollara.notes[0], !Catch::Contains("GPU 5 "));  // ionic_5 is GPU 5's own NIC there
+
+  // Thor2: no rdma<N> and no ionic_<N>: ATOM would ask Mooncake for rdma<N>, which does not exist.
+  const srt::StepEnvironment thor2 = bound(rdma(dsv4_1p1d()), "prefill:0", "thor2", kAll, kAll);
+  CHECK_THAT(set_value(thor2, "ATOM_MOONCAKE_IB_DEVICE"), Catch::StartsWith("bnxt_re"));
+  REQUIRE(thor2.notes.size() == 1);
+  CHECK_THAT(thor2.notes[0], Catch::Contains("misses the pairing for GPU 0 rdma0 (paired bnxt_re"));
+}
+
+TEST_CASE("a partial-node worker under ConstrainDevices is predicted from the node's local values") {
+  // Two prefill workers of four GPUs on one node; prefill:1 holds GPUs 4-7.
+  const srt::Recipe r = rdma(atom_pd(1, 1, 2, 1, 4, 8, false));
+  // ConstrainDevices: Slurm numbers the step's four granted GPUs 0-3, so ROCR_VISIBLE_DEVICES is
+  // 0,1,2,3 and ATOM would pick ionic_0..3, the NICs beside GPUs 0-3, not its own.
+  const srt::StepEnvironment local = bound(r, "prefill:1", "ionic-follows-gpu", "0,1,2,3", "4,5,6,7");
+  CHECK(set_value(local, "ROCR_VISIBLE_DEVICES") == "0,1,2,3");
+  CHECK(set_value(local, "ATOM_MOONCAKE_IB_DEVICE") == "ionic_4,ionic_5,ionic_6,ionic_7");
+  REQUIRE(local.notes.size() == 1);
+  CHECK_THAT(local.notes[0], Catch::Contains("misses the pairing for GPU 4 ionic_0 (paired ionic_4), GPU 5 ionic_1 "
+                                             "(paired ionic_5), GPU 6 ionic_2 (paired ionic_6), GPU 7 ionic_3 (paired "
+                                             "ionic_7);"));
+  // Without ConstrainDevices the same worker's entries are its node indices: ATOM's pick holds.
+  const srt::StepEnvironment global = bound(r, "prefill:1", "ionic-follows-gpu", "4,5,6,7", "4,5,6,7");
+  CHECK(set_value(global, "ROCR_VISIBLE_DEVICES") == "4,5,6,7");
+  CHECK(set_value(global, "ATOM_MOONCAKE_IB_DEVICE") == "<unset>");
+  REQUIRE(global.notes.size() == 1);
+  CHECK_THAT(global.notes[0], Catch::EndsWith("as ATOM picks it: GPU 4 ionic_4, GPU 5 ionic_5, GPU 6 ionic_6, GPU 7 ionic_7"));
+}
+
+TEST_CASE("matched rails keep the recipe's choice; the node says when ATOM's pick misses the pairing") {
+  srt::Recipe r = rdma(dsv4_1p1d());
+  r.backend.prefill_environment.emplace_back("ATOM_MOONCAKE_MATCHED_RAILS", "auto");
+  const srt::StepEnvironment miss = bound(r, "prefill:0", "pollara", kAll, kAll);
+  CHECK(set_value(miss, "ATOM_MOONCAKE_IB_DEVICE") == "<unset>");
+  CHECK(set_value(miss, "MC_CUSTOM_TOPO_JSON") == "<unset>");
+  REQUIRE(miss.notes.size() == 1);
+  CHECK_THAT(miss.notes[0], Catch::Contains("ATOM_MOONCAKE_MATCHED_RAILS leaves each rank's NIC to ATOM, whose pick "
+                                            "misses the pairing: GPU 0 ionic_0 (paired ionic_4)"));
+  const srt::StepEnvironment hit = bound(r, "prefill:0", "ionic-follows-gpu", kAll, kAll);
+  CHECK(hit.notes.empty());
+  CHECK(set_value(hit, "ATOM_MOONCAKE_IB_DEVICE") == "<unset>");
+}
