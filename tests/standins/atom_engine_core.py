@@ -6,7 +6,8 @@ mooncake_connector.py at ffdf3bb):
    MASTER_PORT (the server's --port) and the init-method port ATOM_DP_BASE_PORT; with DP > 1
    DP rank 0 also owns the gloo DP group's store on ATOM_DP_MASTER_PORT.
 2. model load (SRT_STANDIN_LOAD_SECONDS) and, in the real engine, CUDA-graph capture.
-3. Mooncake connector per TP rank: a ZMQ ROUTER on tcp://*:(handshake_port + offset).
+3. Mooncake connector per TP rank: its RDMA NIC(s) (rank_nics below), then a ZMQ ROUTER on
+   tcp://*:(handshake_port + offset).
 4. Scheduler: the KV-event publisher (after the load: the seed's collision came only after
    64 shards were loaded).
 A bind failure raises out of the rank; the process exits 1 with the traceback in its log and
@@ -15,6 +16,7 @@ the parent notices (atom_server.py).
 
 import os
 import queue
+import re
 import sys
 import time
 import traceback
@@ -31,6 +33,141 @@ PERIODIC_EVENT_SECONDS = 1.0  # keeps a late subscriber fed without a request
 def handshake_port_for(base, pp_rank, dp_rank, tp_rank, dp_size, tp_size):
     """ATOM port_offset.py: handshake_port + pp_rank*(dp*tp) + dp_rank*tp + tp_rank."""
     return base + pp_rank * (dp_size * tp_size) + dp_rank * tp_size + tp_rank
+
+
+# -- Mooncake NIC choice ------------------------------------------------------------------
+# ROCm/ATOM atom/kv_transfer/disaggregation/mooncake/mooncake_connector.py, the version with
+# ROCR_VISIBLE_DEVICES, _select_ib_devices and _resolve_matched_rails (later than ffdf3bb):
+# MooncakeConnector.__init__, _auto_select_ib_device, _parse_ib_devices, _select_ib_devices,
+# _discover_active_matched_rails, _resolve_matched_rails, _validate_matched_rails.
+SINGLE_PRIMARY = ("Matched rails require a single primary HCA per engine; "
+                  "disable ib_enable_alternate_hca and use at most one ib_device")
+
+
+def mooncake_config(kv_cfg):
+    """The kv-transfer-config ATOM's Mooncake connector is built with: the config itself, or the
+    "mooncake" entry of a "multi" connector (multi_connector._build_subconnectors); None when
+    no Mooncake connector runs (ATOM's default connector is moriio)."""
+    def name(cfg):
+        return str(cfg.get("kv_connector") or "").strip().casefold()
+    if name(kv_cfg) == "mooncake":
+        return kv_cfg
+    if name(kv_cfg) == "multi":
+        for sub in kv_cfg.get("connectors") or []:
+            if isinstance(sub, dict) and name(sub) == "mooncake":
+                return sub
+    return None
+
+
+def sysfs_hcas(sysfs_root):
+    """{HCA name: has an ACTIVE port} under SYSFS/class/infiniband, None if it cannot be
+    listed. ACTIVE: a ports/*/state file reading "4: ..." (IB_PORT_ACTIVE, also RoCE)."""
+    root = os.path.join(sysfs_root, "class", "infiniband")
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return None
+    hcas = {}
+    for hca in names:
+        if not os.path.exists(os.path.join(root, hca)):  # a dangling link: Path.exists()
+            continue
+        ports = os.path.join(root, hca, "ports")
+        states = []
+        for port in sorted(os.listdir(ports)) if os.path.isdir(ports) else []:
+            try:
+                with open(os.path.join(ports, port, "state"), encoding="utf-8") as f:
+                    states.append(f.read().partition(":")[0].strip())
+            except OSError:
+                continue
+        hcas[hca] = "4" in states
+    return hcas
+
+
+def parse_ib_devices(value):
+    """_parse_ib_devices: comma-separated, blanks dropped, duplicates dropped, order kept."""
+    return list(dict.fromkeys(d.strip() for d in value.split(",") if d.strip()))
+
+
+def auto_ib_device(n, hcas):
+    """_auto_select_ib_device: rdma<N> if it exists, else ionic_<N> if that does, else rdma<N>."""
+    for name in (f"rdma{n}", f"ionic_{n}"):
+        if name in hcas:
+            return name
+    return f"rdma{n}"
+
+
+def matched_rails(value, protocol, nics, hcas, sysfs_root="/sys"):
+    """_resolve_matched_rails: ATOM_MOONCAKE_MATCHED_RAILS is "auto" or a list of HCA names;
+    blank is off. Any other value ("0" included) is a list; ValueError where ATOM refuses."""
+    value, rdma = value.strip(), protocol.strip().lower() == "rdma"
+    if value.lower() == "auto":
+        if not rdma:
+            raise ValueError("ATOM_MOONCAKE_MATCHED_RAILS requires protocol=rdma")
+        if len(nics) != 1:
+            raise ValueError(SINGLE_PRIMARY)
+        family = re.fullmatch(r"(.*\D)(\d+)", nics[0])
+        if family is None:
+            raise ValueError(f"Cannot auto-discover matched rails for HCA {nics[0]!r}; "
+                             "set ATOM_MOONCAKE_MATCHED_RAILS to an explicit HCA list")
+        if hcas is None:
+            raise ValueError(f"Cannot discover RDMA HCAs in {sysfs_root}/class/infiniband; "
+                             "set ATOM_MOONCAKE_MATCHED_RAILS to an explicit HCA list")
+        pattern = re.compile(re.escape(family[1]) + r"(\d+)")
+        active = sorted((int(m[1]), name) for name, up in hcas.items()
+                        if up and (m := pattern.fullmatch(name)))
+        rails = [name for _, name in active]
+        if nics[0] not in rails:
+            raise ValueError(f"Primary HCA {nics[0]!r} has no readable ACTIVE RDMA port; "
+                             "check the link and sysfs visibility before using matched rails")
+    else:
+        rails = parse_ib_devices(value)
+    if not rails:
+        return []
+    if not rdma:  # _validate_matched_rails
+        raise ValueError("ATOM_MOONCAKE_MATCHED_RAILS requires protocol=rdma")
+    if len(nics) != 1:
+        raise ValueError(SINGLE_PRIMARY)
+    if nics[0] not in rails or any(r not in (hcas or {}) for r in rails):
+        raise ValueError("Matched rails must name existing local HCAs including the primary HCA")
+    return rails
+
+
+def rank_nics(mc_cfg, env, device, hcas, sysfs_root="/sys"):
+    """One rank's Mooncake NICs, as MooncakeConnector.__init__ picks them.
+
+    mc_cfg: the Mooncake kv-transfer-config; env: the environment; device: the rank's local
+    device index (torch.cuda.current_device()); hcas: sysfs_hcas() (a set of names does, but
+    for ATOM_MOONCAKE_MATCHED_RAILS=auto, which needs the port states). Returns (protocol, nics,
+    how, rails): nics is [] for TCP; how says where they came from; rails are the matched
+    rails (ATOM_MOONCAKE_MATCHED_RAILS), [] when off. Raises where ATOM refuses to start."""
+    protocol = str(mc_cfg.get("protocol", "rdma"))
+    hcas_known = hcas or {}
+    configured = mc_cfg.get("ib_device", "") or env.get("ATOM_MOONCAKE_IB_DEVICE", "")
+    if protocol.strip().lower() == "tcp":
+        nics, how = [], "tcp"
+    elif configured:
+        nics, how = parse_ib_devices(configured), "configured"
+    else:
+        # ROCR first: it filters before HIP, so a ROCR-only mask is not the identity.
+        var = next((v for v in ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                                "CUDA_VISIBLE_DEVICES") if env.get(v)), None)
+        if var:
+            n = int([d for d in env[var].split(",") if d != ""][device])
+            how = f"auto: {var} entry {n}"
+        else:
+            n, how = device, f"auto: device index {device}"
+        nics = [auto_ib_device(n, hcas_known)]
+        if mc_cfg.get("ib_enable_alternate_hca", False):
+            count = int(mc_cfg.get("ib_hca_count", 8))
+            if count <= 0:
+                raise ValueError("ib_hca_count must be a positive integer")
+            for idx in range(count):
+                extra = auto_ib_device(idx, hcas_known)
+                if extra not in nics and extra in hcas_known:
+                    nics.append(extra)
+    rails = matched_rails(env.get("ATOM_MOONCAKE_MATCHED_RAILS", ""), protocol, nics, hcas,
+                          sysfs_root)
+    return protocol, nics, how, rails
 
 
 class EngineCore:
@@ -72,6 +209,7 @@ class EngineCore:
         if not spec["kv_role"]:
             return
         for tp_rank in range(spec["tp_size"]):
+            self.register_nics(tp_rank)
             port = handshake_port_for(spec["handshake_port"], spec["pp_rank"], spec["dp_rank"],
                                       tp_rank, spec["dp_size"], spec["tp_size"])
             sock = self.ctx.socket(zmq.ROUTER)
@@ -80,6 +218,25 @@ class EngineCore:
             self.handshake_sockets.append((sock, tp_rank, port))
             self.log.info("Mooncake side channel (%s) bound tcp://*:%d for dp=%d tp=%d",
                           spec["kv_role"], port, spec["dp_rank"], tp_rank)
+
+    def register_nics(self, tp_rank):
+        """The rank's Mooncake NIC(s), logged; a refusal raises out of the rank, as in ATOM."""
+        spec = self.spec
+        mc_cfg = mooncake_config(spec.get("kv_cfg") or {})
+        if mc_cfg is None:
+            return
+        # model_runner._setup_device_and_distributed: each (dp, pp) engine owns tp GPUs.
+        device = (spec["dp_rank"] * spec["pp_size"] + spec["pp_rank"]) * spec["tp_size"] + tp_rank
+        sysfs_root = os.environ.get("SRT_STANDIN_SYSFS", "/sys")
+        hcas = sysfs_hcas(sysfs_root)
+        protocol, nics, how, rails = rank_nics(mc_cfg, os.environ, device, hcas, sysfs_root)
+        if not nics:
+            self.log.info("Mooncake TCP selected; RDMA device selection is disabled")
+            return
+        self.log.info("Mooncake (%s) dp=%d tp=%d device %d registered on %s (%s)", protocol,
+                      spec["dp_rank"], tp_rank, device, ",".join(nics), how)
+        if rails and mc_cfg.get("kv_role", "kv_producer") == "kv_producer":
+            self.log.info("Mooncake matched rails enabled: primary=%s rails=%s", nics[0], rails)
 
     def init_kv_events(self):
         config = KvEventsConfig()

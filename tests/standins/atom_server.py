@@ -128,7 +128,7 @@ class Engine:
             # Unset in ATOM means a random free port picked at import (get_open_port); the
             # stand-in binds nothing then, so every listening port stays deterministic.
             "dp_base_port": int(base) if base else None,
-            "kv_role": self.kv_role, "handshake_port": self.handshake_port,
+            "kv_role": self.kv_role, "handshake_port": self.handshake_port, "kv_cfg": self.kv_cfg,
             "block_size": args.block_size,
             "load_seconds": env_float("SRT_STANDIN_LOAD_SECONDS", 0.0),
         }

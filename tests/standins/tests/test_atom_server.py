@@ -1,10 +1,12 @@
-"""The ATOM server stand-in: flags, default ports, bind failures, rank deaths, identity."""
+"""The ATOM server stand-in: flags, default ports, bind failures, rank deaths, identity, NICs."""
 
 import contextlib
 import io
 import json
+import os
 import socket
 import subprocess
+import tempfile
 import time
 import unittest
 
@@ -12,6 +14,19 @@ from support import (PKG, PYTHON, StandinTestCase, free_port_block, http_get, ht
                      listening_ports, port_is_free, tree_pids, wait_for)
 
 import atom_cli
+from atom_engine_core import SINGLE_PRIMARY, mooncake_config, rank_nics, sysfs_hcas
+
+
+def fake_sysfs(test, *hcas, active=()):
+    """A temp SYSFS with class/infiniband/<hca> for each name; `active` ones get an ACTIVE port."""
+    root = tempfile.TemporaryDirectory(prefix="standin-sysfs-")
+    test.addCleanup(root.cleanup)
+    for hca in hcas:
+        os.makedirs(os.path.join(root.name, "class", "infiniband", hca, "ports", "1"))
+        with open(os.path.join(root.name, "class", "infiniband", hca, "ports", "1", "state"),
+                  "w", encoding="utf-8") as f:
+            f.write("4: ACTIVE\n" if hca in active else "1: DOWN\n")
+    return root.name
 
 
 class CommandLine(unittest.TestCase):
@@ -59,6 +74,76 @@ class CommandLine(unittest.TestCase):
         run = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=30,
                              env={"PYTHONPATH": PKG})
         self.assertEqual(run.stdout.split(), ["0.1.4.dev113+g4e0848dcd", "4e0848dcd"])
+
+
+class MooncakeNic(unittest.TestCase):
+    """rank_nics: the NIC(s) a rank registers on, as ATOM's MooncakeConnector picks them."""
+    RDMA = {"protocol": "rdma"}
+
+    def nics(self, device, hcas, env=None, cfg=None):
+        _, nics, how, _ = rank_nics(cfg or self.RDMA, env or {}, device, hcas)
+        return nics, how
+
+    def test_rdma_n_preferred_then_ionic_n_then_rdma_n(self):
+        self.assertEqual(self.nics(3, {"rdma3", "ionic_3"}), (["rdma3"], "auto: device index 3"))
+        self.assertEqual(self.nics(3, {"ionic_3", "rdma2"})[0], ["ionic_3"])
+        self.assertEqual(self.nics(3, {"ionic_2"})[0], ["rdma3"])
+        self.assertEqual(self.nics(3, set())[0], ["rdma3"])
+
+    def test_configured_list_wins_and_every_rank_gets_all_of_it(self):
+        env = {"ATOM_MOONCAKE_IB_DEVICE": "rdma7", "ROCR_VISIBLE_DEVICES": "4,5"}
+        cfg = {"protocol": "rdma", "ib_device": "ionic_4, ionic_0,ionic_4"}
+        for device in (0, 1):
+            self.assertEqual(self.nics(device, {"rdma4"}, env, cfg),
+                             (["ionic_4", "ionic_0"], "configured"))
+        self.assertEqual(self.nics(1, {"rdma5"}, env), (["rdma7"], "configured"))
+
+    def test_visible_devices_entry_not_the_index(self):
+        # Slurm ConstrainDevices-style: the worker sees GPUs 4,5 as devices 0,1.
+        env = {"ROCR_VISIBLE_DEVICES": "4,5", "HIP_VISIBLE_DEVICES": "0,1"}
+        self.assertEqual(self.nics(1, {"ionic_1", "ionic_5"}, env),
+                         (["ionic_5"], "auto: ROCR_VISIBLE_DEVICES entry 5"))
+        env = {"ROCR_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": "2,3",
+               "CUDA_VISIBLE_DEVICES": "6"}
+        self.assertEqual(self.nics(0, set(), env), (["rdma2"], "auto: HIP_VISIBLE_DEVICES entry 2"))
+        self.assertEqual(self.nics(0, set(), {"CUDA_VISIBLE_DEVICES": "6"})[0], ["rdma6"])
+
+    def test_tcp_selects_no_nic(self):
+        self.assertEqual(self.nics(0, {"rdma0"}, cfg={"protocol": "tcp", "ib_device": "rdma0"}),
+                         ([], "tcp"))
+
+    def test_matched_rails_refused_with_several_nics(self):
+        cfg = {"protocol": "rdma", "ib_device": "ionic_0,ionic_1"}
+        # "0" is no off switch in ATOM: any non-blank value is "auto" or a list of HCAs.
+        for rails in ("auto", "ionic_0,ionic_1", "1", "0"):
+            with self.subTest(rails=rails), self.assertRaises(ValueError) as ctx:
+                rank_nics(cfg, {"ATOM_MOONCAKE_MATCHED_RAILS": rails}, 0,
+                          {"ionic_0": True, "ionic_1": True})
+            self.assertEqual(str(ctx.exception), SINGLE_PRIMARY)
+        self.assertEqual(rank_nics(cfg, {"ATOM_MOONCAKE_MATCHED_RAILS": " "}, 0, set())[3], [])
+
+    def test_matched_rails_with_one_primary(self):
+        root = fake_sysfs(self, "ionic_0", "ionic_1", "ionic_2", "mlx5_0",
+                          active=("ionic_0", "ionic_2", "mlx5_0"))
+        hcas = sysfs_hcas(root)
+        env = {"ATOM_MOONCAKE_MATCHED_RAILS": "auto", "ROCR_VISIBLE_DEVICES": "2"}
+        self.assertEqual(rank_nics(self.RDMA, env, 0, hcas, root)[3], ["ionic_0", "ionic_2"])
+        env["ATOM_MOONCAKE_MATCHED_RAILS"] = "ionic_1,ionic_2"
+        self.assertEqual(rank_nics(self.RDMA, env, 0, hcas, root)[3], ["ionic_1", "ionic_2"])
+        for rails in ("ionic_0,ionic_1", "ionic_2,ionic_9"):  # primary missing, unknown HCA
+            env["ATOM_MOONCAKE_MATCHED_RAILS"] = rails
+            with self.subTest(rails=rails), self.assertRaisesRegex(ValueError, "existing local"):
+                rank_nics(self.RDMA, env, 0, hcas, root)
+        env.update(ATOM_MOONCAKE_MATCHED_RAILS="auto", ROCR_VISIBLE_DEVICES="1")  # ionic_1 down
+        with self.assertRaisesRegex(ValueError, "no readable ACTIVE RDMA port"):
+            rank_nics(self.RDMA, env, 0, hcas, root)
+
+    def test_mooncake_config_of_a_multi_connector(self):
+        mc = {"kv_connector": "mooncake", "kv_role": "kv_producer", "ib_device": "rdma1"}
+        self.assertIs(mooncake_config(mc), mc)
+        self.assertIs(mooncake_config({"kv_connector": "multi", "connectors": [
+            {"kv_connector": "lmcache_offload"}, mc]}), mc)
+        self.assertIsNone(mooncake_config({"kv_role": "kv_producer"}))  # ATOM's default: moriio
 
 
 class Server(StandinTestCase):
@@ -170,6 +255,34 @@ class Server(StandinTestCase):
         self.wait_healthy(base, proc)
         proc.popen.terminate()
         self.assertEqual(proc.wait(15), 0)
+
+    def test_prefill_ranks_log_their_nic(self):
+        base = free_port_block(16)
+        root = fake_sysfs(self, *[f"ionic_{i}" for i in range(8)])
+        kv = {"kv_role": "kv_producer", "kv_connector": "mooncake", "protocol": "rdma",
+              "handshake_port": base + 8}
+        proc = self.start_atom(["--model", "m", "--server-port", base, "--port", base + 1,
+                                "--enable-dp-attention", "-tp", 2,
+                                "--kv-transfer-config", json.dumps(kv)],
+                               ATOM_DP_MASTER_PORT=base + 2, SRT_STANDIN_SYSFS=root,
+                               ROCR_VISIBLE_DEVICES="4,5")
+        self.wait_healthy(base, proc)
+        for dp in (0, 1):
+            self.assertIn(f"Mooncake (rdma) dp={dp} tp=0 device {dp} registered on ionic_{4 + dp} "
+                          f"(auto: ROCR_VISIBLE_DEVICES entry {4 + dp})", proc.output())
+
+    def test_matched_rails_with_a_nic_list_refused_at_startup(self):
+        base = free_port_block(4)
+        kv = {"kv_role": "kv_producer", "kv_connector": "mooncake", "protocol": "rdma",
+              "handshake_port": base + 2}
+        proc = self.start_atom(["--model", "m", "--server-port", base, "--port", base + 1,
+                                "--kv-transfer-config", json.dumps(kv)],
+                               SRT_STANDIN_SYSFS=fake_sysfs(self, "ionic_0", "ionic_1"),
+                               ATOM_MOONCAKE_IB_DEVICE="ionic_0,ionic_1",
+                               ATOM_MOONCAKE_MATCHED_RAILS="auto")
+        self.assertEqual(proc.wait(30), 1)
+        self.assertIn("ValueError: " + SINGLE_PRIMARY, proc.output())
+        self.assertIsNone(http_get(f"http://127.0.0.1:{base}/health")[0])
 
     def test_atomesh_entrypoint_variable_refused(self):
         base = free_port_block(2)
