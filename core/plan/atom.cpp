@@ -1,6 +1,8 @@
 // The ATOM engine (docs/design.md "How ATOM really runs"): one `atom.entrypoints.openai_server`
 // per worker, whose EngineCores (one per DP rank under DP attention) inherit its environment, so
 // every per-rank wire (ports, NICs, KV events) is handed over as a base or a list.
+#include <algorithm>
+#include <set>
 #include <string>
 
 #include "adapters.hpp"
@@ -113,7 +115,38 @@ std::string* rdma_kv_config(Process& w) {
   return nullptr;
 }
 
-std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std::string& host_ip, std::uint64_t job_id) {
+// mooncake_gid_index: auto: the RoCE v2 IPv4 GID index the worker's paired NICs share on this
+// node, as MC_GID_INDEX (Mooncake) and MC_IB_GID_INDEX (ATOM's GID helper); none when they do
+// not share one, and Mooncake detects an index itself.
+std::string auto_gid_index(Process& w, const WorkerBinding& b, const std::string& where) {
+  std::set<int> indexes;
+  std::vector<std::string> found, none;
+  for (const std::string& nic : b.ib_devices) {
+    if (nic.empty() || std::find(found.begin(), found.end(), nic) != found.end()) continue;
+    const auto it = b.roce_gid_index.find(nic);
+    if (it == b.roce_gid_index.end()) {
+      if (std::find(none.begin(), none.end(), nic) == none.end()) none.push_back(nic);
+      continue;
+    }
+    indexes.insert(it->second);
+    found.push_back(nic);
+  }
+  if (found.empty() && none.empty()) return {};
+  if (none.empty() && indexes.size() == 1) {
+    const std::string index = std::to_string(*indexes.begin());
+    set_env(w.env, "MC_GID_INDEX", index);
+    set_env(w.env, "MC_IB_GID_INDEX", index);
+    return where + "MC_GID_INDEX=" + index + " (mooncake_gid_index: auto): the RoCE v2 IPv4 GID index of " + join(found);
+  }
+  std::string detail;
+  for (const std::string& nic : found) detail += (detail.empty() ? "" : ", ") + nic + " " + std::to_string(b.roce_gid_index.at(nic));
+  for (const std::string& nic : none) detail += (detail.empty() ? "" : ", ") + nic + " none";
+  return where + "mooncake_gid_index: auto found no RoCE v2 IPv4 GID index every paired NIC shares (" + detail +
+         "): no MC_GID_INDEX, Mooncake detects one itself";
+}
+
+std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile& profile,
+                                   std::uint64_t job_id) {
   if (!host_ip.empty()) set_env(w.env, "ATOM_HOST_IP", host_ip);
   if (!b.numa_nodes.empty()) {
     set_env(w.env, "ATOM_NUMA_BIND", "1");
@@ -124,15 +157,22 @@ std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std
   if (!kv) return {};
   const std::vector<AtomNicGuess> guesses = atom_nic_guesses(b);
   const std::string where = w.name + " on " + w.node + ": ";
+  std::vector<std::string> notes;
+  if (profile.mooncake_gid_index == kMooncakeGidAuto)
+    if (std::string line = auto_gid_index(w, b, where); !line.empty()) notes.push_back(std::move(line));
+  const auto said = [&notes](std::vector<std::string> more) {
+    notes.insert(notes.end(), more.begin(), more.end());
+    return notes;
+  };
   // A recipe that chose the NICs itself (ATOM_MOONCAKE_IB_DEVICE) or matched rails (which need one
   // primary HCA per rank, ATOM's own pick or one configured device) keeps what it wrote: no list
   // of ours, and no topology file, which inside Mooncake overrides any device filter.
   for (const auto& [k, v] : w.env) {
-    if (k == "ATOM_MOONCAKE_IB_DEVICE") return {};
+    if (k == "ATOM_MOONCAKE_IB_DEVICE") return notes;
     if (k == "ATOM_MOONCAKE_MATCHED_RAILS" && rails_on(v)) {
-      if (atom_guesses_follow_pairing(guesses)) return {};
-      return {where + "ATOM_MOONCAKE_MATCHED_RAILS leaves each rank's NIC to ATOM, whose pick misses the pairing: " +
-              atom_guess_misses(guesses) + " (the recipe's choice is kept)"};
+      if (atom_guesses_follow_pairing(guesses)) return notes;
+      return said({where + "ATOM_MOONCAKE_MATCHED_RAILS leaves each rank's NIC to ATOM, whose pick misses the pairing: " +
+              atom_guess_misses(guesses) + " (the recipe's choice is kept)"});
     }
   }
   // ATOM's own pick (rdma<N>/ionic_<N> from the rank's ROCR_VISIBLE_DEVICES entry) gives each rank
@@ -142,14 +182,14 @@ std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std
   if (atom_guesses_follow_pairing(guesses)) {
     std::string own;
     for (const AtomNicGuess& g : guesses) own += (own.empty() ? "" : ", ") + std::string("GPU ") + std::to_string(g.gpu) + " " + g.guess;
-    return {where + "each rank opens only its own NIC, as ATOM picks it: " + own};
+    return said({where + "each rank opens only its own NIC, as ATOM picks it: " + own});
   }
   // Otherwise name the paired NICs explicitly: ATOM's pick would open a NIC far from the GPU, or
   // one the node lacks (bnxt_re and mlx5 devices are never picked).
   std::vector<std::string> nics;
   for (const auto& d : b.ib_devices)
     if (!d.empty()) nics.push_back(d);
-  if (nics.empty()) return {};
+  if (nics.empty()) return notes;
   if (!b.mooncake_topology.empty()) {
     // Mooncake silently ignores a topology file it cannot read, so the file must exist inside the
     // container: srt-exec writes SRT_MOONCAKE_TOPOLOGY to this path before it execs the engine.
@@ -164,8 +204,8 @@ std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std
   // The same list through ATOM's fallback variable: the launcher renders argv on the head node,
   // which cannot know this node's NICs, while this environment is set on the node itself.
   set_env(w.env, "ATOM_MOONCAKE_IB_DEVICE", join(nics));
-  return {where + "ATOM's own NIC pick misses the pairing for " + atom_guess_misses(guesses) +
-          "; every rank gets the worker's paired NICs instead (ATOM_MOONCAKE_IB_DEVICE=" + join(nics) + ")"};
+  return said({where + "ATOM's own NIC pick misses the pairing for " + atom_guess_misses(guesses) +
+               "; every rank gets the worker's paired NICs instead (ATOM_MOONCAKE_IB_DEVICE=" + join(nics) + ")"});
 }
 
 class AtomEngine final : public EngineAdapter {
@@ -175,9 +215,9 @@ class AtomEngine final : public EngineAdapter {
   std::vector<Process> workers(const WorkerContext& ctx, const EndpointSite& site) const override {
     return {atom_worker(ctx, site.endpoint, *site.nodes.front(), *site.ports.front(), site.relay)};
   }
-  std::vector<std::string> bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile&,
+  std::vector<std::string> bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile& profile,
                                 std::uint64_t job_id) const override {
-    return atom_bind(w, b, host_ip, job_id);
+    return atom_bind(w, b, host_ip, profile, job_id);
   }
   const char* progress_metric() const override { return "atom:requests_finished_total"; }  // ATOM metrics.py
 };

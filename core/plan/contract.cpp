@@ -122,6 +122,7 @@ void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& 
                " GPUs (" + topo.partition_mode + " mode)",
            "check resources.gpus_per_node against the node (srt-helper topology)");
   WorkerBinding b = bind_worker(topo, w.gpus, grant.cpus);
+  b.roce_gid_index = grant.roce_gid_index;
   std::optional<GpuVisibility> vis;
   if (w.gpus_in_argv) {
     check_argv_gpus(w, grant, profile);

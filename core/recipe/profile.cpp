@@ -2,6 +2,8 @@
 // srtslurm.yaml's two AMD generations (accelerator_vendor vs visible_devices_env) and ours.
 #include "srt/profile.hpp"
 
+#include <optional>
+
 #include "schema.hpp"
 #include "srt/data_network.hpp"
 
@@ -20,6 +22,13 @@ void set_text(const Json& root, const char* key, std::string& out) {
 void set_int(const Json& root, const char* key, int& out) {
   if (const Json* v = at(root, key))
     if (auto n = schema::as_integer(*v)) out = static_cast<int>(*n);
+}
+
+// mooncake_gid_index: an index 0-255, -1 (unset) or "auto" (kMooncakeGidAuto); nullopt otherwise.
+std::optional<int> gid_index_of(const Json& v) {
+  if (v.is_string() && v.get<std::string>() == "auto") return kMooncakeGidAuto;
+  if (const auto n = schema::as_integer(v); n && *n >= -1 && *n <= 255) return static_cast<int>(*n);
+  return std::nullopt;
 }
 
 void set_bool(const Json& root, const char* key, bool& out) {
@@ -47,6 +56,9 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
   auto error = [&](const std::string& path, std::string message, std::string hint = {}) {
     if (!issues.bad(path)) issues.error(doc.at(path, std::move(message), std::move(hint)));
   };
+  if (const Json* gid = at(root, "mooncake_gid_index"); gid && !gid_index_of(*gid))
+    error("mooncake_gid_index", "is " + gid->dump() + ": a GID index is 0-255, -1 (unset) or auto",
+          "write the index show_gids lists as v2 with an IPv4 address, or auto to let each node find it");
   if (p.port_range_begin > p.port_range_end)
     error("port_range_begin", "is above port_range_end (" + std::to_string(p.port_range_begin) + " > " +
                                   std::to_string(p.port_range_end) + ")");
@@ -180,7 +192,7 @@ Profile profile_from_document(Document doc) {
   set_int(root, "shared_job_slots", p.shared_job_slots);
   set_text(root, "results_root", p.results_root);
   set_int(root, "frontend_port", p.frontend_port);
-  set_int(root, "mooncake_gid_index", p.mooncake_gid_index);
+  if (const Json* gid = at(root, "mooncake_gid_index")) p.mooncake_gid_index = gid_index_of(*gid).value_or(-1);
   set_text(root, "kv_events_capability", p.kv_events_capability);
   set_text(root, "identity_mismatch", p.identity_mismatch);
   set_int(root, "benchmark_stall_timeout", p.benchmark_stall_timeout);

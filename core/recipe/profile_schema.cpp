@@ -62,7 +62,9 @@ Field build_profile_schema() {
           str("node_sharing", "exclusive nodes, or a per-job slice of the port range").one_of({"exclusive", "shared"}),
           integer("shared_job_slots", "shared: slices of the port range (job_id % slots)").range(1),
           str("results_root", "where results land"), integer("frontend_port", "SRT_FRONTEND_PORT").range(1, 65535),
-          integer("mooncake_gid_index", "RDMA GID index (MC_GID_INDEX, MC_IB_GID_INDEX); -1 = unset").range(-1, 255),
+          make("mooncake_gid_index", Kind::any,
+               "RDMA GID index (MC_GID_INDEX, MC_IB_GID_INDEX): 0-255, -1 = unset, auto = the RoCE v2 IPv4 index "
+               "each node finds on its paired NICs"),
           str("kv_events_capability", "what the image's ATOM can do for per-rank KV events")
               .one_of({"auto", "offset", "connect", "none"}),
           str("identity_mismatch", "an image that is not the recipe's identity: stop the job before any worker starts, or warn")

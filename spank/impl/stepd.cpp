@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ extern "C" {
 #include "srt/error.hpp"
 #include "srt/files.hpp"
 #include "srt/job_plan.hpp"
+#include "srt/rdma_sysfs.hpp"
 #include "srt/snapshot.hpp"
 #include "srt/topology.hpp"
 
@@ -122,7 +124,15 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
     // worker advertises it as ATOM_HOST_IP, and Mooncake over TCP sends every KV byte through it.
     grant.host_ip = own_data_interface(here, plan.nodes[std::size_t(node_index)].address, profile,
                                        slurmapi::local_interfaces()).address;
-    bind_step(env, node_topology(config, profile), grant, profile);
+    const NodeTopology topo = node_topology(config, profile);
+    if (profile.mooncake_gid_index == kMooncakeGidAuto) {
+      // Only then: sysfs is read for the worker's NICs, not in every step of every job.
+      std::set<std::string> nics;
+      for (const Gpu& g : topo.gpus)
+        if (g.nic && !g.nic->rdma.empty()) nics.insert(g.nic->rdma);
+      grant.roce_gid_index = roce_v2_gid_indexes("/sys", nics);
+    }
+    bind_step(env, topo, grant, profile);
     g_worker_cpus = env.cpus;
     g_notes = env.notes;
   }

@@ -1,6 +1,7 @@
 // What a task sees from srt-spank (docs/design.md "The environment contract"). How the validated recipe
 // travels from the submit host to every node is srt/snapshot.hpp.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct NodeGrant {
   std::string node_gpus;        // SLURM_STEP_GPUS / SLURM_JOB_GPUS ("" = unknown)
   std::string cpus;             // CPU list the step may use ("" = all)
   std::string host_ip;          // the node's data address, checked on its own interfaces ("" = the Plan's)
+  // The RoCE v2 IPv4 GID index of the node's RDMA devices (read from sysfs by the node when the
+  // profile's mooncake_gid_index is auto); a device without one is absent.
+  std::map<std::string, int> roce_gid_index;
 };
 
 // A worker step's per-node binding (docs/design.md "How ATOM runs"): the GPU-visibility set, the

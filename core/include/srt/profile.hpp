@@ -21,6 +21,9 @@ inline bool runs_per_step_containers(ContainerRuntime r) {
   return r == ContainerRuntime::podman || r == ContainerRuntime::docker;
 }
 
+// mooncake_gid_index: auto.
+inline constexpr int kMooncakeGidAuto = -2;
+
 struct Profile {
   Document source;
   std::string digest;                      // sha256 of the file's bytes ("" for the built-in default)
@@ -78,7 +81,9 @@ struct Profile {
   int shared_job_slots = 8;                // shared: job_id % slots picks a slice of the range
   std::string results_root = "/results";
   int frontend_port = 8000;                // SRT_FRONTEND_PORT, as srt-slurm
-  int mooncake_gid_index = -1;             // RDMA: MC_GID_INDEX and MC_IB_GID_INDEX; -1 = unset
+  // RDMA: MC_GID_INDEX and MC_IB_GID_INDEX; -1 = unset; kMooncakeGidAuto (`auto`) = each worker's
+  // node sets the RoCE v2 IPv4 GID index its paired NICs share.
+  int mooncake_gid_index = -1;
   std::string kv_events_capability = "auto";  // auto (preflight) | offset | connect | none
   // What launch does when an image is not the recipe's `identity` (preflight): stop before any
   // worker loads a model, or warn and go on (fingerprints.json records it either way).

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -53,6 +54,7 @@ struct WorkerBinding {
   // with it; bind_step sets it from the visibility rule), and every RDMA device of the node.
   std::vector<int> visible_entries;
   std::set<std::string> rdma_devices;
+  std::map<std::string, int> roce_gid_index;  // RoCE v2 IPv4 GID index per device, when the node read it
 };
 
 // Pure: computed from a topology, the worker's GPU indices and what Slurm granted ("" = all).

@@ -16,6 +16,7 @@
 #include "srt/join.hpp"
 #include "srt/files.hpp"
 #include "srt/rdma_nic.hpp"
+#include "srt/rdma_sysfs.hpp"
 
 namespace srt::doctor {
 namespace {
@@ -33,20 +34,6 @@ std::string join(const std::vector<PortSpan>& spans) {
 }
 
 std::string dash(const std::string& s) { return s.empty() ? "-" : s; }
-
-// A port's GID table as sysfs shows it (ports/1/gids/<i>, ports/1/gid_attrs/types/<i>), up to
-// the first index that has neither: mlx5, bnxt_re and ionic ports hold a few dozen entries.
-constexpr int kMaxGidEntries = 256;
-std::vector<GidEntry> gid_table(const std::string& port) {
-  std::vector<GidEntry> out;
-  for (int i = 0; i < kMaxGidEntries; ++i) {
-    const auto gid = read_file(port + "/gids/" + std::to_string(i));
-    const auto type = read_file(port + "/gid_attrs/types/" + std::to_string(i));
-    if (!gid && !type) break;
-    out.push_back({i, type.value_or(""), gid.value_or("")});
-  }
-  return out;
-}
 
 // The RDMA devices the node has (class/infiniband's entries), as ATOM's connector looks for them.
 std::set<std::string> rdma_devices(const std::string& sysfs_root) {
@@ -83,27 +70,44 @@ void check_atom_nic_pick(Report& report, const NodeTopology& topology, const std
               "that sets its own ib_device keeps it");
 }
 
-// The RoCE v2 IPv4 GID index each paired NIC carries, against the profile's mooncake_gid_index.
+// The RoCE v2 IPv4 GID index each paired NIC carries, against the profile's mooncake_gid_index
+// (with `auto`, each worker's node sets the index its NICs share: they must agree).
 void check_gid_index(Report& report, const Profile& profile, const std::set<std::string>& paired,
                      const std::string& sysfs_root) {
+  const std::map<std::string, int> indexes = roce_v2_gid_indexes(sysfs_root, paired);
   std::vector<std::string> found, differ, none;
+  std::set<int> seen;
   for (const std::string& dev : paired) {
-    const auto index = roce_v2_ipv4_gid_index(gid_table(sysfs_root + "/class/infiniband/" + dev + "/ports/1"));
-    if (!index) {
+    const auto it = indexes.find(dev);
+    if (it == indexes.end()) {
       none.push_back(dev);
       continue;
     }
-    found.push_back(dev + " " + std::to_string(*index));
-    if (*index != profile.mooncake_gid_index) differ.push_back(dev + " has it at " + std::to_string(*index));
+    found.push_back(dev + " " + std::to_string(it->second));
+    seen.insert(it->second);
+    if (profile.mooncake_gid_index != kMooncakeGidAuto && it->second != profile.mooncake_gid_index)
+      differ.push_back(dev + " has it at " + std::to_string(it->second));
+  }
+  std::string message;
+  for (const auto& d : differ) message += (message.empty() ? "" : "; ") + d;
+  for (const auto& d : none) message += (message.empty() ? "" : "; ") + d + " has none";
+  if (profile.mooncake_gid_index == kMooncakeGidAuto) {
+    if (none.empty() && seen.size() == 1) {
+      report.ok("rdma-gid", "mooncake_gid_index: auto: the workers here get MC_GID_INDEX " + std::to_string(*seen.begin()) +
+                                ", where every paired NIC carries its RoCE v2 IPv4 GID", found);
+      return;
+    }
+    if (none.empty()) message = "the paired NICs carry it at different indexes: " + srt::join(found, ", ");
+    report.warn("rdma-gid", "mooncake_gid_index: auto finds no one RoCE v2 IPv4 GID index: " + message +
+                                "; workers here get no MC_GID_INDEX and Mooncake detects one itself",
+                "give each paired NIC an IPv4 address at the same GID index (show_gids), or set mooncake_gid_index");
+    return;
   }
   const std::string want = std::to_string(profile.mooncake_gid_index);
   if (!differ.empty() || !none.empty()) {
-    std::string message;
-    for (const auto& d : differ) message += (message.empty() ? "" : "; ") + d;
-    for (const auto& d : none) message += (message.empty() ? "" : "; ") + d + " has none";
     report.warn("rdma-gid", "the RoCE v2 IPv4 GID is not at the profile's mooncake_gid_index " + want + ": " + message,
-                "set mooncake_gid_index to the index show_gids lists as v2 with an IPv4 address (an InfiniBand fabric "
-                "needs none of this)");
+                "set mooncake_gid_index to the index show_gids lists as v2 with an IPv4 address (or auto; an "
+                "InfiniBand fabric needs none of this)");
     return;
   }
   report.ok("rdma-gid", "every paired NIC carries its RoCE v2 IPv4 GID at index " + want + ", the profile's mooncake_gid_index",
@@ -225,7 +229,8 @@ void check_ports(Report& report, const Profile& profile, const std::string& proc
 }
 
 void check_rdma(Report& report, const Profile& profile, const NodeTopology& topology, const std::string& sysfs_root) {
-  if (profile.mooncake_gid_index < 0) {
+  const bool auto_gid = profile.mooncake_gid_index == kMooncakeGidAuto;
+  if (profile.mooncake_gid_index < 0 && !auto_gid) {
     report.ok("rdma", "not used (the profile sets no mooncake_gid_index: Mooncake over TCP)");
     return;
   }
@@ -255,7 +260,7 @@ void check_rdma(Report& report, const Profile& profile, const NodeTopology& topo
       bad.push_back(dev + ": not in " + sysfs_root + "/class/infiniband");
     else if (state->find("ACTIVE") == std::string::npos)
       bad.push_back(dev + ": port 1 is " + helper::trim_end(*state));
-    else if (!gid_value || helper::trim_end(*gid_value).find_first_not_of("0:") == std::string::npos)
+    else if (!auto_gid && (!gid_value || helper::trim_end(*gid_value).find_first_not_of("0:") == std::string::npos))
       bad.push_back(dev + ": no GID at index " + gid);
   }
   // Which index each NIC has its RoCE v2 IPv4 GID at, and ATOM's own NIC pick: said whatever the
@@ -268,7 +273,7 @@ void check_rdma(Report& report, const Profile& profile, const NodeTopology& topo
     report.fail("rdma", message, "bring the ports up (ibv_devinfo) and check mooncake_gid_index (show_gids)");
     return;
   }
-  report.ok("rdma", std::to_string(devices.size()) + " RDMA devices ACTIVE with GID index " + gid);
+  report.ok("rdma", std::to_string(devices.size()) + " RDMA devices ACTIVE" + (auto_gid ? "" : " with GID index " + gid));
 }
 
 }  // namespace srt::doctor

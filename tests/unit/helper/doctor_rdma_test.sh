@@ -2,7 +2,8 @@
 # srt-helper doctor's RDMA lines on a fake sysfs (class/infiniband, as the ionic driver lays it
 # out) under the Pollara fixture, whose hwloc pairing is not GPU N with ionic_N: the RoCE v2 IPv4
 # GID index each paired NIC carries against the profile's mooncake_gid_index (ok at 3; a warning
-# naming the NIC that has it at 5, or none), and ATOM's own NIC pick against the pairing (a
+# naming the NIC that has it at 5, or none; with auto, ok where every NIC has it at one index),
+# and ATOM's own NIC pick against the pairing (a
 # warning naming the GPUs whose rdma<N>/ionic_<N> guess is another NIC).
 #   doctor_rdma_test.sh SRT_HELPER SOURCE_DIR
 set -uo pipefail
@@ -48,6 +49,17 @@ doctor_expect rdma-gid fix "" "mooncake_gid_index: 3" warn \
 rm -rf "$DOCTOR_SYSFS/class/infiniband/ionic_4"
 nic ionic_4 -
 doctor_expect rdma-gid fix "" "mooncake_gid_index: 3" warn 'ionic_4 has none'
+doctor_expect rdma-gid fix "" "mooncake_gid_index: auto" warn \
+  'auto finds no one RoCE v2 IPv4 GID index: ionic_4 has none; workers here get no MC_GID_INDEX'
+
+# auto: the index every paired NIC shares, whatever it is.
+rm -rf "$DOCTOR_SYSFS"
+for n in 0 1 2 3 4 5 6 7; do nic "ionic_$n" 5; done
+doctor_expect rdma-gid details "" "mooncake_gid_index: auto" ok \
+  'mooncake_gid_index: auto: the workers here get MC_GID_INDEX 5, where every paired NIC carries its RoCE v2 IPv4 GID'
+rm -rf "$DOCTOR_SYSFS/class/infiniband/ionic_4"
+nic ionic_4 3
+doctor_expect rdma-gid fix "" "mooncake_gid_index: auto" warn 'different indexes: .*ionic_4 3.*ionic_5 5'
 
 if (( failures )); then
   echo "FAIL: $failures doctor line(s) not as expected"

@@ -32,9 +32,11 @@ const srt::NodeTopology& fixture(const std::string& name) {
 
 // One worker step of `recipe` bound on a node of topology `topo` with what Slurm granted.
 srt::StepEnvironment bound(const srt::Recipe& recipe, const std::string& step, const std::string& topo,
-                           const std::string& visible, const std::string& node_gpus) {
+                           const std::string& visible, const std::string& node_gpus,
+                           const srt::Profile& profile = srt::default_profile(),
+                           const std::map<std::string, int>& gid_index = {}) {
   static std::vector<srt::Plan> plans;  // the step environment points into its Plan
-  plans.push_back(srt::make_plan(recipe, srt::default_profile(), inputs(2)));
+  plans.push_back(srt::make_plan(recipe, profile, inputs(2)));
   const srt::Plan& plan = plans.back();
   const srt::Process* w = plan.find(step);
   REQUIRE(w);
@@ -42,7 +44,8 @@ srt::StepEnvironment bound(const srt::Recipe& recipe, const std::string& step, c
   srt::NodeGrant grant;
   grant.visible_devices = visible;
   grant.node_gpus = node_gpus;
-  srt::bind_step(env, fixture(topo), grant, srt::default_profile());
+  grant.roce_gid_index = gid_index;
+  srt::bind_step(env, fixture(topo), grant, profile);
   return env;
 }
 
@@ -126,4 +129,30 @@ TEST_CASE("matched rails keep the recipe's choice; the node says when ATOM's pic
   const srt::StepEnvironment hit = bound(r, "prefill:0", "ionic-follows-gpu", kAll, kAll);
   CHECK(hit.notes.empty());
   CHECK(set_value(hit, "ATOM_MOONCAKE_IB_DEVICE") == "<unset>");
+}
+
+TEST_CASE("mooncake_gid_index: auto: the node sets the RoCE v2 IPv4 GID index the worker's NICs share") {
+  srt::Profile profile = srt::default_profile();
+  profile.mooncake_gid_index = srt::kMooncakeGidAuto;
+  std::map<std::string, int> at3;
+  for (int n = 0; n < 8; ++n) at3["ionic_" + std::to_string(n)] = 3;
+  const srt::StepEnvironment shared = bound(rdma(dsv4_1p1d()), "prefill:0", "ionic-follows-gpu", kAll, kAll, profile, at3);
+  CHECK(set_value(shared, "MC_GID_INDEX") == "3");
+  CHECK(set_value(shared, "MC_IB_GID_INDEX") == "3");
+  REQUIRE(shared.notes.size() == 2);
+  CHECK_THAT(shared.notes[0], Catch::StartsWith("prefill:0 on mi355x-01: MC_GID_INDEX=3 (mooncake_gid_index: auto): "
+                                                "the RoCE v2 IPv4 GID index of ionic_0,ionic_1,"));
+  // One NIC at another index, one with none: no index at all, and the line says why.
+  std::map<std::string, int> mixed = at3;
+  mixed["ionic_5"] = 5;
+  mixed.erase("ionic_6");
+  const srt::StepEnvironment differ = bound(rdma(dsv4_1p1d()), "prefill:0", "ionic-follows-gpu", kAll, kAll, profile, mixed);
+  CHECK(set_value(differ, "MC_GID_INDEX") == "<unset>");
+  REQUIRE_FALSE(differ.notes.empty());
+  CHECK_THAT(differ.notes[0], Catch::Contains("found no RoCE v2 IPv4 GID index every paired NIC shares (") &&
+                                  Catch::Contains("ionic_5 5") && Catch::Contains("ionic_6 none") &&
+                                  Catch::Contains("Mooncake detects one itself"));
+  // Over TCP there is no GID to set.
+  CHECK(set_value(bound(dsv4_1p1d(), "prefill:0", "ionic-follows-gpu", kAll, kAll, profile, at3), "MC_GID_INDEX") ==
+        "<unset>");
 }

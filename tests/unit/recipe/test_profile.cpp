@@ -91,6 +91,15 @@ TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
   CHECK(p.engine_command == std::vector<std::string>{"/lab/atom-standin"});
   CHECK(p.node_addresses.at("n1") == "10.0.0.1");
   CHECK(p.mooncake_gid_index == 3);
+  // auto: each worker's node finds the index; anything but 0-255, -1 or auto is refused.
+  CHECK(from_text("mooncake_gid_index: auto\n").mooncake_gid_index == srt::kMooncakeGidAuto);
+  CHECK(from_text("mooncake_gid_index: -1\n").mooncake_gid_index == -1);
+  for (const char* bad : {"mooncake_gid_index: 256\n", "mooncake_gid_index: -2\n", "mooncake_gid_index: Auto\n",
+                          "mooncake_gid_index: [3]\n"}) {
+    INFO(bad);
+    CHECK_THAT(error_of(bad), Catch::Contains("mooncake_gid_index: is ") &&
+                                  Catch::Contains("a GID index is 0-255, -1 (unset) or auto"));
+  }
   auto q = from_text("container_runtime: podman\ncontainer_runtime_args: [--runtime, runc]\n"
                      "container_run_args: [--ulimit, 'nofile=20000:20000']\ngpu_devices: {/lab/dev/kfd: /dev/kfd}\n");
   CHECK(q.container_runtime == srt::ContainerRuntime::podman);
