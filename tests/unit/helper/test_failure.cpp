@@ -11,7 +11,7 @@ using srt::launch::Cause;
 using srt::Role;
 constexpr std::nullopt_t none = std::nullopt;
 
-TEST_CASE("each fault the lab can make has its failure class; only a node's is retried elsewhere") {
+TEST_CASE("each fault the lab can make has its failure class - only a node's is retried elsewhere") {
   // fault (the lab test that makes it), cause, role -> class
   const std::vector<std::tuple<const char*, Cause, std::optional<Role>, const char*>> table = {
       {"profile changed after submit (spank-nodefail)", Cause::recipe, none, "recipe"},

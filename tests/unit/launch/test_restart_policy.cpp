@@ -75,7 +75,7 @@ TEST_CASE("restart policy: the backoff doubles per relaunch of an endpoint, capp
   CHECK(parsed({{"backoff_seconds", 10}, {"max_backoff_seconds", 3}}).backoff(1) == 3);
 }
 
-TEST_CASE("restart policy: relaunch until max_restarts are spent, then exhausted; other exits are released", "[restart]") {
+TEST_CASE("restart policy: relaunch until max_restarts are spent, then exhausted - other exits are released", "[restart]") {
   using Action = srt::RestartDecision::Action;
   const auto p = parsed({{"policy", "on-failure"}, {"max_restarts", 2}, {"backoff_seconds", 1}});
   auto d = srt::decide_restart(p, 9, 0);

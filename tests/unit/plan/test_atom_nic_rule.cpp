@@ -117,7 +117,7 @@ TEST_CASE("a partial-node worker under ConstrainDevices is predicted from the no
   CHECK_THAT(global.notes[0], Catch::EndsWith("as ATOM picks it: GPU 4 ionic_4, GPU 5 ionic_5, GPU 6 ionic_6, GPU 7 ionic_7"));
 }
 
-TEST_CASE("matched rails keep the recipe's choice; the node says when ATOM's pick misses the pairing") {
+TEST_CASE("matched rails keep the recipe's choice - the node says when ATOM's pick misses the pairing") {
   srt::Recipe r = rdma(dsv4_1p1d());
   r.backend.prefill_environment.emplace_back("ATOM_MOONCAKE_MATCHED_RAILS", "auto");
   const srt::StepEnvironment miss = bound(r, "prefill:0", "pollara", kAll, kAll);

@@ -71,7 +71,7 @@ TEST_CASE("data_network: node_addresses wins, and is held to the CIDR too") {
   CHECK_THAT(error_of({"n2"}, p, kTwoNetworks), Catch::Contains("node n2: node_addresses gives 'n2.example', which is no IPv4 address"));
 }
 
-TEST_CASE("data_network: never a silent host name; every node without an address is named") {
+TEST_CASE("data_network: never a silent host name - every node without an address is named") {
   const srt::Profile data = profile("data_network: {name_pattern: '{node}-data'}\n");
   const std::string e = error_of({"n1", "n4", "n5"}, data, kTwoNetworks);
   CHECK_THAT(e, Catch::Contains("node n4: its data-network name 'n4-data' does not resolve to an IPv4 address"));

@@ -230,7 +230,7 @@ TEST_CASE("sglang: a role arg that names a socket the Plan manages is refused wi
   CHECK_FALSE(has_arg(w, "/elsewhere"));
 }
 
-TEST_CASE("sglang: the adapter is in the digest; an ATOM plan's digest does not show it") {
+TEST_CASE("sglang: the adapter is in the digest - an ATOM plan's digest does not show it") {
   const srt::Plan plan = srt::make_plan(sglang_agg(8, 1, true, "sglang-router"), srt::default_profile(), inputs(1));
   srt::Plan other = plan;
   other.processes.front().adapter = "vllm";

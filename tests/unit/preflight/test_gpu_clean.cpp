@@ -124,7 +124,7 @@ TEST_CASE("Memory reads as a person reads it", "[gpu_clean]") {
   CHECK(srt::format_bytes(0) == "0 MiB");
 }
 
-TEST_CASE("Our named containers of other images go; ours in use, the job's own and others' stay", "[gpu_clean]") {
+TEST_CASE("Our named containers of other images go - ours in use, the job's own and others' stay", "[gpu_clean]") {
   // `enroot list -f`: a header, then NAME PID STATE ... (PID empty when nothing runs in it).
   const std::string list =
       "NAME                    PID    COMM  STATE  STARTED  TIME  MNTNS  USERNS  COMMAND\n"

@@ -13,6 +13,7 @@
 #include "srt/plan.hpp"
 #include "srt/recipe.hpp"
 #include "srt/files.hpp"
+#include "srt/variants.hpp"
 
 namespace {
 
@@ -66,21 +67,26 @@ nlohmann::json unordered(const srt::Json& j) { return nlohmann::json::parse(j.du
 
 }  // namespace
 
-TEST_CASE("migrate: every shipped recipe is schema 2; the DSV4 ones have their v1 spelling beside the tests", "[recipe][migrate]") {
-  std::set<std::string> shipped, dsv4;
+TEST_CASE("migrate: every shipped recipe is schema 2, and the DSV4 8k/1k ones have their v1 spelling beside the tests", "[recipe][migrate]") {
+  std::set<std::string> shipped, dsv4_8k1k;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(SRT_SOURCE_DIR "/recipes"))
     if (entry.path().extension() == ".yaml") {
       const std::string rel = std::filesystem::relative(entry.path(), SRT_SOURCE_DIR).string();
       shipped.insert(rel);
-      if (rel.find("/dsv4/") != std::string::npos) dsv4.insert(rel);
+      if (rel.find("/dsv4/") != std::string::npos && rel.find("/8k1k/") != std::string::npos) dsv4_8k1k.insert(rel);
     }
   std::set<std::string> paired;
   for (const auto& [v2, v1] : kShippedAndV1) paired.insert(v2);
-  CHECK(dsv4 == paired);  // the smoke recipes (qwen3/) were written in schema 2 from the start
+  // The 8k/1k pair predates schema 2 (the smoke recipes, qwen3/, and the AgentX, SGLang and vLLM
+  // ones were written in schema 2 from the start).
+  CHECK(dsv4_8k1k == paired);
   CHECK(shipped.size() > paired.size());
   for (const auto& path : shipped) {
     INFO(path);
-    CHECK(srt::load_yaml_file(SRT_SOURCE_DIR "/" + path).root.value("schema", 0) == 2);
+    const srt::Document doc = srt::load_yaml_file(SRT_SOURCE_DIR "/" + path);
+    // A variants file (srt-slurm 2.x: base plus override_*) says it in its base.
+    const srt::Json& root = srt::is_variants_document(doc) ? doc.root["base"] : doc.root;
+    CHECK(root.value("schema", 0) == 2);
   }
 }
 
@@ -145,7 +151,7 @@ TEST_CASE("migrate: resources and backend per role become roles.<role>", "[recip
   CHECK_FALSE(j.contains("backend"));
 }
 
-TEST_CASE("migrate: backend.type alone is a bare engine string; aggregated is agg", "[recipe][migrate]") {
+TEST_CASE("migrate: backend.type alone is a bare engine string - aggregated is agg", "[recipe][migrate]") {
   const srt::Json j = migrate(kHead + "resources: {agg_nodes: 1, agg_workers: 2}\nbackend: {type: sglang, sglang_config: {aggregated: {tp: 4}}}\n");
   CHECK(j["engine"] == "sglang");
   CHECK(j["roles"] == srt::Json{{"agg", {{"nodes", 1}, {"workers", 2}, {"args", {{"tp", 4}}}}}});

@@ -39,7 +39,7 @@ srt::RunnerConfig config() {
   return srt::read_runner_config(srt::parse_yaml(kRunner, "/ckpt/srtslurm.yaml"), srt::parse_yaml(kAdmin, "a").root);
 }
 
-TEST_CASE("runner's srtslurm.yaml: the admin's profile decides; new aliases and the time limit are taken") {
+TEST_CASE("runner's srtslurm.yaml: the admin's profile decides - new aliases and the time limit are taken") {
   const srt::RunnerConfig c = config();
   CHECK(c.file == "/ckpt/srtslurm.yaml");
   CHECK(c.model_paths == std::map<std::string, std::string>{{"glm5", "/models/GLM-5.2"}});

@@ -68,7 +68,7 @@ const std::string kSmallBase = "base: {name: t, resources: {prefill_nodes: 1}}\n
 
 }  // namespace
 
-TEST_CASE("variants: overrides sorted by key, then zip groups; base excluded; srtctl's names", "[variants]") {
+TEST_CASE("variants: overrides sorted by key, then zip groups - base excluded - srtctl's names", "[variants]") {
   const auto doc = file_doc();
   REQUIRE(srt::is_variants_document(doc));
   CHECK_FALSE(srt::is_variants_document(srt::parse_yaml("name: x\n", "r.yaml")));
@@ -219,7 +219,7 @@ TEST_CASE("FILE:SELECTOR: a selector only after an existing file, and only in a 
   CHECK_FALSE(srt::looks_like_selector("yaml"));
 }
 
-TEST_CASE("variants: --set into base, every override and every zip group; --unset everywhere", "[variants]") {
+TEST_CASE("variants: --set into base, every override and every zip group - --unset everywhere", "[variants]") {
   auto doc = file_doc();
   srt::apply_variant_overrides(doc, {"setup_script=new.sh", "resources.prefill_nodes=4"}, {"extra_mount"});
   CHECK(doc.root["base"]["setup_script"] == "new.sh");

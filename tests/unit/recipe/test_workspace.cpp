@@ -14,7 +14,7 @@ const srt::Profile kProfile = [] {
   return p;
 }();
 
-TEST_CASE("INFMAX_WORKSPACE: unset adds nothing; an absolute path is mounted at /infmax-workspace") {
+TEST_CASE("INFMAX_WORKSPACE: unset adds nothing - an absolute path is mounted at /infmax-workspace") {
   srt::Json root = srt::Json::parse(R"({"name": "r", "container_mounts": {"/shared/hf": "/hf_hub_cache"}})");
   const srt::WorkspaceMount none = srt::workspace_mount(root, "", kProfile);
   CHECK_FALSE(none.mount);

@@ -63,7 +63,7 @@ TEST_CASE("srtctl's layout: status.json's points beside logs/ make a point the b
              Catch::EndsWith("/4812/logs/sa-bench_isl_8192_osl_1024/results_concurrency_16_gpus_24_ctx_16_gen_8.json"));
 }
 
-TEST_CASE("srtctl's layout: one run per *isl*osl* directory; other directories of logs/ are not results") {
+TEST_CASE("srtctl's layout: one run per *isl*osl* directory - other directories of logs/ are not results") {
   TempDir tmp;
   const fs::path job = write_job(tmp.path() / "4813", "sa-bench_isl_1024_osl_1024", {4});
   write_job(job, "sa-bench_isl_8192_osl_1024", {8, 16});

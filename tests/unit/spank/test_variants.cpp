@@ -24,7 +24,7 @@ std::string fixture() {
 
 }  // namespace
 
-TEST_CASE("sbatch --srt-recipe=FILE:SELECTOR snapshots the expanded variant; nodes never read the file",
+TEST_CASE("sbatch --srt-recipe=FILE:SELECTOR snapshots the expanded variant - nodes never read the file",
           "[spank][submit][variants]") {
   CleanEnv env;
   TempDir dir;
