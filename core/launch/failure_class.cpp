@@ -10,6 +10,7 @@ const char* failure_class(Cause cause, std::optional<Role> role) {
     case Cause::not_exclusive:
     case Cause::ports_busy:
     case Cause::gpus_busy:
+    case Cause::host_setup:  // a node check (RDMA ports, a clean GPU) that another node may pass
     case Cause::node_failure: return "node";
     case Cause::image: return "image";
     case Cause::step_ended:

@@ -1,5 +1,8 @@
 #include "srt/plan.hpp"
 
+#include "srt/host_setup.hpp"
+
+#include <algorithm>
 #include <string>
 
 #include "adapters.hpp"
@@ -7,6 +10,7 @@
 #include "ports.hpp"
 #include "processes.hpp"
 #include "srt/error.hpp"
+#include "srt/host_setup.hpp"
 
 namespace srt {
 
@@ -202,6 +206,20 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   for (auto& p : plan.processes) {
     p.container = container_spec(recipe, profile, p, in.job_id);
     p.setup_script = setup_script_path(recipe, profile, p);
+  }
+  if (const HostSetup& hs = effective_host_setup(recipe, profile); hs.enabled()) {
+    HostSetupPlan h;
+    for (const auto& node : plan.nodes) {
+      const bool worker = std::any_of(plan.processes.begin(), plan.processes.end(),
+                                      [&node](const Process& p) { return p.is_worker() && p.node_index == node.index; });
+      if (hs.nodes == "workers" ? worker : !node.roles.empty()) h.nodes.push_back(node.name);
+    }
+    h.script = host_setup_script(hs.commands);
+    h.teardown = host_setup_script(hs.teardown);
+    h.ignore_failure = hs.ignore_failure;
+    h.timeout_seconds = hs.timeout_seconds;
+    h.from = recipe.host_setup.given ? "recipe" : "profile";
+    plan.host_setup = std::move(h);
   }
   plan.digest = plan_digest(plan);
   return plan;

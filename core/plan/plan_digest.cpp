@@ -115,6 +115,16 @@ std::string plan_digest(const Plan& plan) {
   e.strs(plan.kv_event_endpoints);
   e.ints(plan.benchmark_points);
   e.env(plan.job_env);
+  // Added with host_setup: a Plan without one keeps its digest.
+  if (const auto& h = plan.host_setup) {
+    e.str("host_setup");
+    e.strs(h->nodes);
+    e.str(h->script);
+    e.str(h->teardown);
+    e.num(h->ignore_failure ? 1 : 0);
+    e.num(h->timeout_seconds);
+    e.str(h->from);
+  }
   return e.finish();
 }
 

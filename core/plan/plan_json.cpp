@@ -57,6 +57,10 @@ Json plan_to_json(const Plan& plan) {
   j["kv_event_endpoints"] = plan.kv_event_endpoints;
   j["benchmark_points"] = plan.benchmark_points;
   j["job_env"] = env_object(plan.job_env);
+  if (const auto& h = plan.host_setup)
+    j["host_setup"] = {{"nodes", h->nodes},         {"script", h->script},
+                       {"teardown", h->teardown},   {"ignore_failure", h->ignore_failure},
+                       {"timeout_seconds", h->timeout_seconds}, {"from", h->from}};
   if (!plan.digest.empty()) j["digest"] = plan.digest;
   return j;
 }

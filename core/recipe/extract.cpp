@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "schema.hpp"
+#include "srt/host_setup.hpp"
 
 namespace srt::recipe_detail {
 namespace {
@@ -165,6 +166,7 @@ void extract(Recipe& r) {
   if (const Json* m = at(root, {"extra_mount"}); m && m->is_array())
     for (const auto& x : *m) r.extra_mount.push_back(python_str(x));
   r.setup_script = text(at(root, {"setup_script"}));
+  r.host_setup = read_host_setup(at(root, {"host_setup"}));
   r.log_dir = text(at(root, {"output", "log_dir"}));
   r.infra_dedicated_node = boolean(at(root, {"infra", "etcd_nats_dedicated_node"}), false);
 }

@@ -6,6 +6,7 @@
 
 #include "schema.hpp"
 #include "srt/data_network.hpp"
+#include "srt/host_setup.hpp"
 
 namespace srt {
 namespace {
@@ -199,6 +200,7 @@ Profile profile_from_document(Document doc) {
   set_int(root, "gpu_idle_vram_mib", p.gpu_idle_vram_mib);
   set_text(root, "topology_cache_dir", p.topology_cache_dir);
   set_text(root, "setup_scripts_dir", p.setup_scripts_dir);
+  p.default_host_setup = read_host_setup(at(root, "default_host_setup"));
   if (at(root, "engine_command")) p.engine_command = list(at(root, "engine_command"));
   if (at(root, "router_command")) p.router_command = list(at(root, "router_command"));
   if (at(root, "sglang_command")) p.sglang_command = list(at(root, "sglang_command"));

@@ -25,7 +25,7 @@ Field build_profile_schema() {
           str("srtctl_root", "srtctl checkout").tier2(), str("output_dir", "srtctl's output base"),
           dict("model_paths", "model alias -> path"), dict("containers", "container alias -> image"),
           dict("default_mounts", "host -> container mounts for every container"),
-          str("default_bash_preamble", "shell run before every worker").tier2(), any("default_host_setup", "host setup").tier2(),
+          str("default_bash_preamble", "shell run before every worker").tier2(), host_setup_field("default_host_setup", "host_setup for recipes that write none"),
           any("reporting", "reporting").tier2(), any("telemetry", "telemetry").tier2(),
           boolean("nginx_raise_ulimit", "nginx ulimit").tier2(), any("git_http_version", "git setting").tier2(),
           boolean("preflight", "srtctl's login-node preflight").tier2(),

@@ -252,6 +252,14 @@ class Rules {
                        s.find_first_of(std::string("\0\n", 2)) != std::string::npos))
       error("setup_script", "'" + s.substr(0, 80) + "' is not a file name",
             "name a script in the cluster's setup_scripts_dir (srtctl's configs/), e.g. pip-runtime-deps.sh");
+    // srtctl refuses a blank host_setup command: joined with &&, it is a bash syntax error on
+    // every node (HostSetupConfig's validation).
+    for (const auto& [key, list] : {std::pair<const char*, const std::vector<std::string>*>{"commands", &r_.host_setup.commands},
+                                    {"teardown", &r_.host_setup.teardown}})
+      for (std::size_t i = 0; i < list->size(); ++i)
+        if ((*list)[i].find_first_not_of(" \t\r\n") == std::string::npos)
+          error(std::string("host_setup.") + key + "[" + std::to_string(i) + "]", "is empty",
+                "remove it, or write the command");
   }
 
   const Recipe& r_;

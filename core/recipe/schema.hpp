@@ -96,6 +96,9 @@ std::vector<Field> field_list(F&&... f) {
   return v;
 }
 
+// srtctl's HostSetupConfig, as the recipe's host_setup and the profile's default_host_setup.
+Field host_setup_field(std::string key, std::string doc);
+
 const Field& recipe_schema();   // the root object
 const Field& recipe_schema_v2();  // the root object of srt-slurm 2.x's `schema: 2` layout
 const Field* find_field(const Field& parent, const std::string& key);

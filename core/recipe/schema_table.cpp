@@ -286,7 +286,9 @@ Field build_recipe_schema() {
                             make("command", Kind::string_list,
                                  "the eval's argv; {endpoint} (the frontend URL) and {infmax_workspace} filled in")),
                  "the accuracy evaluation after the benchmark (RUN_EVAL=true) or instead of it (EVAL_ONLY=true)"),
-          any("host_setup", "host setup").tier2(), any("services", "extra services").tier2(),
+          host_setup_field("host_setup", "commands run on the bare host of each node, outside the container, before "
+                                         "any worker (the profile's default_host_setup when absent)"),
+          any("services", "extra services").tier2(),
           boolean("enable_config_dump", "dump engine configs").tier2(),
           any("sweep", "expand {placeholders} into one job per combination").tier2()),
       "an srt-slurm recipe (v1 layout)");

@@ -24,6 +24,7 @@ int Launch::run() {
     loaded_ = true;
     console_.open_log(job_.log_dir + "/sweep_" + std::to_string(job_.plan.job_id) + ".log");
     describe_plan();
+    host_setup();
     check_gpus();
     check_nodes_and_ports();
     preflight();
@@ -149,6 +150,8 @@ void Launch::teardown() {
                                                         std::to_string(options_.grace_seconds) + " s"
                                                   : ""));
   stop_steps(steps_, job_.plan.job_id, grace, console_);
+  if (host_setup_reached_ && job_.plan.host_setup)
+    host_teardown(deadline.before_archives(now(), job_.plan.host_setup->timeout_seconds));
   remove_containers(deadline.before_archives(now(), kPortCheckSeconds));
   write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
   archive_logs(job_, console_, deadline);

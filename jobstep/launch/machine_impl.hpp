@@ -72,6 +72,13 @@ class Launch {
   void remove_containers(double seconds);
   std::string address(const Process& p) const { return job_.plan.nodes.at(std::size_t(p.node_index)).address; }
 
+  // machine_host_setup.cpp: the job's host_setup on each node's host, before anything else, and
+  // its teardown after the steps stopped.
+  void host_setup();
+  void host_teardown(double seconds);
+  std::vector<std::string> run_on_hosts(const std::string& phase, const std::string& script, double seconds);
+  bool host_setup_reached_ = false;
+
   // machine_start.cpp: everything before the benchmark.
   void check_gpus();
   void check_nodes_and_ports();

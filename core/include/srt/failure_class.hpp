@@ -15,6 +15,7 @@ enum class Cause {
   not_exclusive,  // node_sharing: exclusive and another job shares a node
   ports_busy,     // a planned port is held on a node before anything of ours started
   gpus_busy,      // a worker's GPU is held (another process, or VRAM in use) before any worker
+  host_setup,     // host_setup's commands failed or timed out on a node (and ignore_failure is off)
   image,          // preflight: a role's image lacks what the recipe needs, or is not its identity
   step_ended,     // a critical step ended by itself (the role says whose)
   not_healthy,    // workers not healthy within the health budget

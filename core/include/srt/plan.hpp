@@ -132,6 +132,18 @@ struct Process {
 enum class KvMode { off, offset, relay };
 const char* to_string(KvMode mode);  // "off", "offset", "relay"
 
+// The job's host_setup (srt/host_setup.hpp), as the launcher runs it: one `bash -c SCRIPT` step
+// per node, on the host, all nodes at once, before any other step; TEARDOWN the same way after
+// the workers stop, on every path once setup was reached.
+struct HostSetupPlan {
+  std::vector<std::string> nodes;  // Plan order, head first: every node of the job, or the workers'
+  std::string script;              // the commands joined with " && " ("" when only a teardown)
+  std::string teardown;
+  bool ignore_failure = false;
+  int timeout_seconds = 300;
+  std::string from;                // "recipe", or "profile" (its default_host_setup)
+};
+
 struct Plan {
   std::uint64_t job_id = 0;
   int demand_nodes = 0;
@@ -143,6 +155,7 @@ struct Plan {
   // when the custom command reads SRT_BENCHMARK_CONCURRENCIES); empty: one step runs the sweep.
   std::vector<int> benchmark_points;
   EnvList job_env;                     // the contract's job-level variables, same on every node
+  std::optional<HostSetupPlan> host_setup;  // none when neither the recipe nor the profile has one
   std::string digest;                  // plan_digest() of everything above
 
   // The process of that name: a worker's leader (node rank 0) when it spans nodes.

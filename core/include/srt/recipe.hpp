@@ -101,6 +101,19 @@ struct PostEval {
   std::vector<std::string> passthrough_env;  // names srtctl forwards from its environment into the eval
 };
 
+// srtctl's host_setup (cluster default_host_setup): shell commands run on the bare host of each
+// node, outside any container, before the first worker, and `teardown` after the workers stop,
+// on every path (NVIDIA/srt-slurm src/srtctl/cli/do_sweep.py _run_host_setup/_run_host_teardown).
+struct HostSetup {
+  bool given = false;                     // the block is written (an empty one opts out of the default)
+  std::vector<std::string> commands;      // joined with " && " into one bash -c per node
+  std::vector<std::string> teardown;
+  std::string nodes = "all";              // all: head and workers; workers: the nodes with a worker
+  bool ignore_failure = false;
+  int timeout_seconds = 300;              // per node, for the commands and for the teardown
+  bool enabled() const { return !commands.empty() || !teardown.empty(); }
+};
+
 struct HealthCheck {
   int max_attempts = 180;
   int interval_seconds = 10;
@@ -117,6 +130,7 @@ struct Recipe {
   Frontend frontend;
   Benchmark benchmark;
   PostEval post_eval;
+  HostSetup host_setup;
   std::optional<HealthCheck> health_check;  // unset: the profile's default, else srtctl's
   EnvList environment;
   EnvList srun_options;                // --key=value, or --key when the value is empty

@@ -134,6 +134,20 @@ post_eval:
   passthrough_env: [EVAL_LIMIT]
 YAML
 fi
+# host_setup (srtctl's): marks written on each "host" by the commands and the teardown.
+mkdir -p "$work/marks"
+# shellcheck disable=SC2016  # expanded by the host's bash, not here
+printf 'echo "$1 on $SLURMD_NODENAME" > %s/marks/$1-$SLURMD_NODENAME\n' "$work" > "$work/mark.sh"
+case "$case" in
+  host-setup)
+    printf 'host_setup:\n  commands: ["bash %s setup", "echo second command"]\n  teardown: ["bash %s teardown"]\n' \
+      "$work/mark.sh" "$work/mark.sh" >> "$recipe" ;;
+  host-setup-fail)
+    printf 'host_setup:\n  commands: ["[ $SLURMD_NODENAME != node2 ] || { echo RDMA port 1 is DOWN; exit 3; }"]\n  teardown: ["bash %s teardown"]\n' \
+      "$work/mark.sh" >> "$recipe" ;;
+  host-setup-timeout)
+    printf 'host_setup:\n  commands: ["sleep 30"]\n  timeout_seconds: 1\n' >> "$recipe" ;;
+esac
 mkdir -p "$work/infmax-workspace/utils"
 ln -s "$src/tests/standins" "$work/infmax-workspace/utils/bench_serving"
 nodelist='node[1-2]'
@@ -163,8 +177,10 @@ case "$case" in
   eval-after) steps="post_eval=fail" conc=(RUN_EVAL=true EVAL_LIMIT=20) ;;
   eval-only) steps="post_eval=fail" conc=(EVAL_ONLY=True) ;;
   restart-twice) steps="decode_0=exit-on-benchmark decode_0_r1=exit-on-benchmark benchmark_c4=awhile" ;;
+  host-setup*) ;;
   *) echo "launch_paths_test.sh: no case '$case'" >&2; exit 2 ;;
 esac
+
 
 if [[ "$case" == ports ]]; then
   # Another program holds a port the Plan gives node1 and not node2 (every "node" here is this
@@ -230,7 +246,27 @@ print(" ".join("c%s=%s" % (c, p[c]["state"]) for c in sorted(p, key=int)))' "$st
 }
 rest_not_run() { echo "c4=$1 c8=not_run c16=not_run c32=not_run c64=not_run c128=not_run"; }
 
+host_log() { cat "$work/results/$jid/logs/host_$1_$2.out" 2>/dev/null || fail "no logs/host_$1_$2.out"; }
 case "$case" in
+  host-setup)
+    expect 0 completed "" "" "benchmark finished"
+    for node in node1 node2; do
+      [[ "$(cat "$work/marks/setup-$node" 2>/dev/null)" == "setup on $node" ]] || fail "host_setup did not run on $node"
+      [[ "$(cat "$work/marks/teardown-$node" 2>/dev/null)" == "teardown on $node" ]] || fail "the teardown did not run on $node"
+      [[ "$(host_log setup "$node")" == "second command" ]] || fail "logs/host_setup_$node.out: $(host_log setup "$node")"
+    done
+    grep -q "host_setup complete on 2 node(s)" "$work/out" || fail "the console does not say host_setup completed" ;;
+  host-setup-fail)
+    expect 1 failed node node2 "^host_setup failed on node2 \(no worker was started\)$"
+    no_worker_started
+    grep -q "RDMA port 1 is DOWN" <<< "$(host_log setup node2)" || fail "node2's host_setup output is not in its log"
+    grep -q "host_setup (setup) failed (exit code 3) on node2" "$work/out" || fail "the console does not name node2's exit"
+    # Setup was reached: the teardown runs on every node, the failing one too.
+    for node in node1 node2; do [[ -f "$work/marks/teardown-$node" ]] || fail "no teardown on $node after the failure"; done ;;
+  host-setup-timeout)
+    expect 1 failed node "node1 node2" "^host_setup failed on node1, node2 \(no worker was started\)$"
+    no_worker_started
+    grep -q "host_setup (setup) timed out after 1 s on node1" "$work/out" || fail "the console does not say it timed out" ;;
   completed)
     expect 0 completed "" "" "benchmark finished"
     [[ "$(points)" == "c4=ok c8=ok c16=ok c32=ok c64=ok c128=ok" ]] || fail "points: $(points)"

@@ -195,3 +195,35 @@ TEST_CASE("benchmark: a command that reads SRT_BENCHMARK_CONCURRENCIES is planne
   r.benchmark.concurrencies.clear();
   CHECK(srt::make_plan(r, srt::default_profile(), inputs(3)).benchmark_points.empty());
 }
+
+TEST_CASE("host_setup: the recipe's block, else the profile's default, on the nodes it names") {
+  srt::Recipe r = dsv4_2p1d();
+  const srt::Plan none = srt::make_plan(r, srt::default_profile(), inputs(3));
+  CHECK_FALSE(none.host_setup);
+  CHECK_FALSE(srt::plan_to_json(none).contains("host_setup"));  // Plans without one keep their JSON and digest
+
+  srt::Profile profile = srt::default_profile();
+  profile.default_host_setup.given = true;
+  profile.default_host_setup.commands = {"sudo -n rocm-smi --setperfdeterminism 1900", "true"};
+  profile.default_host_setup.teardown = {"sudo -n rocm-smi --resetperfdeterminism"};
+  const srt::Plan cluster = srt::make_plan(r, profile, inputs(3));
+  REQUIRE(cluster.host_setup);
+  CHECK(cluster.host_setup->from == "profile");
+  CHECK(cluster.host_setup->script == "sudo -n rocm-smi --setperfdeterminism 1900 && true");
+  CHECK(cluster.host_setup->nodes == std::vector<std::string>{"mi355x-01", "mi355x-02", "mi355x-03"});
+  CHECK(cluster.digest != none.digest);
+
+  // The recipe's block replaces the default whole; an empty one opts out of it.
+  r.host_setup.given = true;
+  r.host_setup.commands = {"bash check-rdma.sh"};
+  r.host_setup.nodes = "workers";
+  r.host_setup.timeout_seconds = 1200;
+  const srt::Plan own = srt::make_plan(r, profile, inputs(3));
+  REQUIRE(own.host_setup);
+  CHECK(own.host_setup->from == "recipe");
+  CHECK(own.host_setup->teardown.empty());
+  CHECK(own.host_setup->timeout_seconds == 1200);
+  CHECK(srt::plan_to_json(own)["host_setup"]["timeout_seconds"] == 1200);
+  r.host_setup.commands.clear();
+  CHECK_FALSE(srt::make_plan(r, profile, inputs(3)).host_setup);
+}

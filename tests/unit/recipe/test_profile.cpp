@@ -91,6 +91,16 @@ TEST_CASE("srt-spank's own profile keys are range-checked", "[profile]") {
   CHECK(p.engine_command == std::vector<std::string>{"/lab/atom-standin"});
   CHECK(p.node_addresses.at("n1") == "10.0.0.1");
   CHECK(p.mooncake_gid_index == 3);
+  // default_host_setup: srtctl's HostSetupConfig, read as a recipe's host_setup is.
+  const srt::Profile hs = from_text("default_host_setup: {commands: [a, b], teardown: [c], nodes: workers, "
+                                    "ignore_failure: true, timeout_seconds: 60}\n");
+  CHECK(hs.default_host_setup.given);
+  CHECK(hs.default_host_setup.commands == std::vector<std::string>{"a", "b"});
+  CHECK(hs.default_host_setup.teardown == std::vector<std::string>{"c"});
+  CHECK(hs.default_host_setup.nodes == "workers");
+  CHECK(hs.default_host_setup.ignore_failure);
+  CHECK(hs.default_host_setup.timeout_seconds == 60);
+  CHECK_THAT(error_of("default_host_setup: {nodes: prefill}\n"), Catch::Contains("is not one of: all, workers"));
   // auto: each worker's node finds the index; anything but 0-255, -1 or auto is refused.
   CHECK(from_text("mooncake_gid_index: auto\n").mooncake_gid_index == srt::kMooncakeGidAuto);
   CHECK(from_text("mooncake_gid_index: -1\n").mooncake_gid_index == -1);
