@@ -7,7 +7,8 @@ namespace srt::plan_detail {
 namespace {
 
 std::string scalar_text(const Json& v) {
-  if (v.is_object() || v.is_array()) return v.dump();  // JSON-valued flags (--hf-overrides)
+  // A mapping is one JSON argument (--speculative-config, --hf-overrides), keys as written.
+  if (v.is_object() || v.is_array()) return v.dump();
   return python_str(v);
 }
 

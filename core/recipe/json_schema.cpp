@@ -51,7 +51,9 @@ Json field_schema(const schema::Field& f) {
     case Kind::string_list: s = Json{{"type", "array"}, {"items", scalar_schema()}}; break;
     case Kind::flags:
       s = Json{{"type", "object"},
-               {"additionalProperties", Json{{"anyOf", Json::array({scalar_schema(), Json{{"type", "array"}, {"items", scalar_schema()}}})}}}};
+               {"additionalProperties",
+                Json{{"anyOf", Json::array({scalar_schema(), Json{{"type", "array"}, {"items", scalar_schema()}},
+                                            Json{{"type", "object"}}})}}}};
       break;
     case Kind::concurrencies:
       s["anyOf"] = Json::array({Json{{"type", "array"}, {"items", Json{{"type", "integer"}, {"minimum", 1}}}, {"minItems", 1}},

@@ -335,10 +335,12 @@ class Checker {
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string child = join_path(path, it.key());
       const Json& x = it.value();
-      if (x.is_object()) error(child, "a flag value cannot be a mapping", "give JSON as a quoted string");
+      // A mapping is one JSON argument (vLLM's --speculative-config, --compilation-config,
+      // --engram-config parse JSON: vllm/engine/arg_utils.py); a list is the flag's values.
       if (x.is_array())
         for (std::size_t i = 0; i < x.size(); ++i)
-          if (x[i].is_array() || x[i].is_object()) error(index_path(child, i), "a flag list holds plain values only");
+          if (x[i].is_array() || x[i].is_object()) error(index_path(child, i), "a flag list holds plain values only",
+                                                                    "write a mapping as the flag's value for one JSON argument");
     }
   }
 

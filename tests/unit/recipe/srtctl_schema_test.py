@@ -90,11 +90,11 @@ CURRENT = {
 # Corpus files srtctl's schema accepts and srt-spank refuses: relative path -> the words of
 # srt-spank's refusal that name the limit.
 LIMITS = {
-    # vLLM's mapping-valued flags (speculative-config, engram-config) are one JSON argument in
-    # srtctl; srt-spank does not render them yet. The file also leaves benchmark.command to the
-    # runner's --set, which srt-spank requires in the file for type custom.
+    # The file leaves benchmark.command to the runner's --set, which srt-spank requires in the
+    # file for type custom. (Its mapping-valued flags, speculative-config and engram-config, are
+    # one JSON argument each.)
     "benchmarks/multi_node/srt-slurm-recipes/dsv41flash/vllm/h100-fp4/agentx/agg-tp8-dspark5.yaml":
-        "a flag value cannot be a mapping",
+        "benchmark.command is required for benchmark.type=custom",
 }
 
 

@@ -144,7 +144,9 @@ TEST_CASE("schema 2: rules on v1 fields name the schema-2 key the user wrote", "
   // srtctl-managed ATOM flags: a rule on backend.atom_config.decode.<flag>.
   expect(errors(kV2 + "    args:\n      tp: 8\n"), "roles.decode.args.tp", 15, 7, "cannot override srtctl-managed argument");
   // A v1 flag check (the engine's flag table) on what roles.<role>.args became.
-  expect(errors(kV2 + "    args:\n      x: {a: 1}\n"), "roles.decode.args.x", 15, 7, "a flag value cannot be a mapping");
+  expect(errors(kV2 + "    args:\n      x: [{a: 1}]\n"), "roles.decode.args.x[0]", 15, 11, "a flag list holds plain values only");
+  // A mapping is one JSON argument (InferenceX's dsv41flash vLLM recipe: speculative-config).
+  CHECK(errors(kV2 + "    args:\n      speculative-config: {method: dspark, num_speculative_tokens: 5}\n").empty());
   // The v1 check of the engine knobs, under engine:.
   expect(errors(replace(kV2, "connector: mooncake", "connector: nixl")), "engine.connector", 5, 22, "is not one of: mooncake");
 }
@@ -298,8 +300,8 @@ TEST_CASE("schema 2: role parts are checked against the engine once, at their ow
   expect(ds, "roles.prefill.kv_events", 7, 35, "is not a key of backend.type 'mocker'");
   CHECK(ds.size() == 1);
   // A bad flag under args: one error, named by its schema-2 path; the engine's own bad key too.
-  const auto flags = errors(kV2 + "    args: {block-size: {a: 1}}\n");
-  expect(flags, "roles.decode.args.block-size", 14, 12, "a flag value cannot be a mapping");
+  const auto flags = errors(kV2 + "    args: {block-size: [[16]]}\n");
+  expect(flags, "roles.decode.args.block-size[0]", 14, 25, "a flag list holds plain values only");
   const auto bad_engine = errors(std::string(kV2).replace(kV2.find("connector: mooncake"), 19, "connector: nixl"));
   expect(bad_engine, "engine.connector", 5, 22, "is not one of");
   CHECK(std::count_if(bad_engine.begin(), bad_engine.end(), [](const srt::Diagnostic& d) { return d.key_path == "engine.connector"; }) == 1);
