@@ -19,8 +19,9 @@ const char* kv_role(WorkerMode m) {
   return m == WorkerMode::prefill ? "kv_producer" : "kv_consumer";
 }
 
+// public_port: the worker is the job's endpoint (frontend.type: atom) and serves on it.
 Process atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode& node, NodePorts& ports,
-                    const Process* relay) {
+                    const Process* relay, int public_port) {
   const Recipe& r = ctx.recipe;
   const ModeParts& parts = ctx.of(e.mode);
   const WorkerShape shape = parts.shape(int(e.gpus.size()));
@@ -32,7 +33,7 @@ Process atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode&
   w.ranks = shape.world();
   w.dp_ranks = shape.dp_attention ? shape.tp * shape.dp : shape.dp;
 
-  const int http = ports.one(name + " http");
+  const int http = public_port > 0 ? public_port : ports.one(name + " http");
   const int engine = ports.one(name + " engine --port");
   w.ports.http = {http};
   w.ports.engine = {engine};
@@ -213,7 +214,7 @@ class AtomEngine final : public EngineAdapter {
   const char* name() const override { return "atom"; }
   // One process per endpoint: ATOM's server owns every GPU of its worker on the leader's node.
   std::vector<Process> workers(const WorkerContext& ctx, const EndpointSite& site) const override {
-    return {atom_worker(ctx, site.endpoint, *site.nodes.front(), *site.ports.front(), site.relay)};
+    return {atom_worker(ctx, site.endpoint, *site.nodes.front(), *site.ports.front(), site.relay, site.public_port)};
   }
   std::vector<std::string> bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile& profile,
                                 std::uint64_t job_id) const override {

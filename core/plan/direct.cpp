@@ -10,9 +10,9 @@ namespace {
 
 class Direct final : public FrontendAdapter {
  public:
-  // public_port: the worker binds the job's public port (srtctl's sglang_direct.py); without it,
-  // the worker keeps a planned port, as ATOM's `atom` and `infera` frontends always have here
-  // (their Plans, and digests, predate the adapters).
+  // public_port: the worker binds the job's public port (srtctl's frontends/direct.py
+  // DirectServerFrontend, which sglang, vllm and atom share); without it, the worker keeps a
+  // planned port, as `infera` (not launched) always has here.
   Direct(const char* name, const char* engine, bool public_port, const char* metric)
       : name_(name), engine_(engine), public_port_(public_port), metric_(metric) {}
   const char* name() const override { return name_; }
@@ -34,7 +34,7 @@ class Direct final : public FrontendAdapter {
 }  // namespace
 
 const FrontendAdapter& direct_frontend(const std::string& type) {
-  static const Direct atom("atom", "atom", false, "");
+  static const Direct atom("atom", "atom", true, "");  // srtctl's frontends/atom.py: the public port
   static const Direct infera("infera", "atom", false, "");
   static const Direct sglang("sglang-direct", "sglang", true, "");
   static const Direct vllm("vllm", "vllm", true, "");  // srtctl's vllm_direct.py: the public port

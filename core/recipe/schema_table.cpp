@@ -108,7 +108,7 @@ Field frontend() {
               .one_of({"atomesh", "dynamo", "sglang", "sglang-router", "vllm-router", "vllm", "trtllm_serve", "smg", "llm-d",
                        "tilert_router", "tilert-router", "none", "atom", "infera"},
                       {"dynamo", "trtllm_serve", "smg", "llm-d",
-                       "tilert_router", "tilert-router", "none", "atom", "infera"})
+                       "tilert_router", "tilert-router", "none", "infera"})
               .def("dynamo"),
           boolean("enable_multiple_frontends", "nginx on the head node plus extra routers (srtctl default: true)").def("true"),
           integer("num_additional_frontends", "extra routers behind nginx").def("9").inert(),

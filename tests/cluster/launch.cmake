@@ -27,7 +27,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
   set_tests_properties(cluster.launch.stop PROPERTIES FIXTURES_CLEANUP lab_launch)
   set(_launch_names cluster.launch.build cluster.launch.start cluster.launch.profile cluster.launch.stop)
 
-  # name -> command line (after the script); each runs against the fixture's lab.
+  # name -> command line (after the script: one argument, and an optional second after another |);
+  # each runs against the fixture's lab.
   set(_launch_tests
     "1p1d|test-launch-run.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
     "2p1d|test-launch-run.sh|recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml"
@@ -38,6 +39,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "sglang-dpa2|test-launch-run.sh|recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml:override_2x_tp4_dpa"
     "agentx-tp8|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_tp8_c4"
     "agentx-dep8|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_dep8_c64"
+    "atom-direct|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_tp8_c4|direct"
     "vllm-tp4|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_tp4_c1"
     "vllm-dep8|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_dep8_c64"
     "setup-fail|test-launch-setup-fail.sh|"
@@ -78,7 +80,12 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     list(GET parts 0 name)
     list(GET parts 1 script)
     list(GET parts 2 arg)
-    add_test(NAME cluster.launch.${name} COMMAND "${_lab_scripts}/${script}" "${_launch_base}" ${arg})
+    set(extra "")
+    list(LENGTH parts count)
+    if(count GREATER 3)
+      list(GET parts 3 extra)  # a second argument ("name|script|arg|extra")
+    endif()
+    add_test(NAME cluster.launch.${name} COMMAND "${_lab_scripts}/${script}" "${_launch_base}" ${arg} ${extra})
     set_tests_properties(cluster.launch.${name} PROPERTIES FIXTURES_REQUIRED lab_launch
       RESOURCE_LOCK lab_launch SKIP_RETURN_CODE 77 ENVIRONMENT "${_launch_env}")
     list(APPEND _launch_names cluster.launch.${name})

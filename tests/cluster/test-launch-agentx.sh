@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test-launch-agentx.sh BASE RECIPE: an AgentX lab twin (FILE:SELECTOR, one concurrency per job,
-# benchmark.env.CONC) runs end to end as InferenceX's single-node lanes run it: the worker and
-# AToMesh healthy, the port audit clean on every node while the replay runs, then InferenceX's
+# test-launch-agentx.sh BASE RECIPE [direct]: an AgentX lab twin (FILE:SELECTOR, one concurrency
+# per job, benchmark.env.CONC) runs end to end as InferenceX's single-node lanes run it: the worker and
+# AToMesh healthy (with "direct": the twin's ATOM worker served as `frontend.type: atom`, srtctl's
+# direct server on the public port, no router), the port audit clean on every node while the replay runs, then InferenceX's
 # srt_agentic.sh (the lab's stand-in) writes its per-point files under logs/agentic/ and the
 # aggregate logs/$RESULT_FILENAME.json, the launcher judges that aggregate as the workflow does
 # (its sweep log says the point is valid), the job ends COMPLETED 0:0 with status.json
@@ -12,6 +13,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 recipe=${2:?usage: test-launch-agentx.sh BASE FILE:SELECTOR}
 [[ "$recipe" = /* ]] || recipe="$LAUNCH_SRC/$recipe"
+if [[ "${3:-}" == direct ]]; then
+  work=$(lab_scratch launch-agentx-direct)
+  file=${recipe%%:*}
+  sed -e 's/^    type: atomesh$/    type: atom/' -e '/^    container_image: /d' -e '/^    args:$/d' -e '/^      policy: /d' \
+    "$file" > "$work/$(basename "$file")"
+  grep -q '^    type: atom$' "$work/$(basename "$file")" || lab_fail "the twin no longer says frontend type atomesh where expected"
+  recipe="$work/$(basename "$file"):${recipe#*:}"
+fi
 t0=$(lab_now)
 
 jid=$(launch_submit "$recipe")

@@ -52,7 +52,6 @@ declare -A not_planned=(
   [tests/fixtures/recipes/good/sglang-type-omitted.yaml]="frontend\\.type 'dynamo'"
 )
 declare -A want_note=(
-  [tests/fixtures/recipes/good/agg-direct.yaml]="frontend.type=atom"
   [tests/fixtures/recipes/good/sglang-dynamo-tier2.yaml]="benchmark.type=sa-bench, sweep, profiling.type=nsys, frontend.enable_multiple_frontends"
   [tests/fixtures/recipes/good/sglang-type-omitted.yaml]="frontend.enable_multiple_frontends"
 )

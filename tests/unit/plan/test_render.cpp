@@ -227,3 +227,21 @@ TEST_CASE("host_setup: the recipe's block, else the profile's default, on the no
   r.host_setup.commands.clear();
   CHECK_FALSE(srt::make_plan(r, profile, inputs(3)).host_setup);
 }
+
+TEST_CASE("frontend.type: atom: the one aggregated ATOM worker serves on the public port, with no router") {
+  srt::Recipe r = dsv4_1p1d();
+  r.resources.prefill_nodes = r.resources.decode_nodes = r.resources.prefill_workers = r.resources.decode_workers = 0;
+  r.resources.agg_nodes = r.resources.agg_workers = 1;
+  r.resources.gpus_per_agg = 8;
+  r.backend.aggregated_config = r.backend.decode_config;
+  r.frontend.type = "atom";
+  const srt::Plan plan = srt::make_plan(r, srt::default_profile(), inputs(1));
+  CHECK(plan.find("router") == nullptr);
+  const srt::Process& w = *plan.find("agg:0");
+  CHECK(arg_after(w, "--server-port") == "8000");  // srtctl's frontends/atom.py: the public port
+  CHECK(w.ports.http == std::vector<int>{8000});
+  CHECK(w.readiness.port == 8000);
+  CHECK(job_env(plan, "SRT_FRONTEND_PORT") == "8000");
+  CHECK(job_env(plan, "SRT_FRONTEND_HOST") == plan.nodes.at(std::size_t(w.node_index)).address);
+  no_port_twice(plan);
+}
