@@ -157,6 +157,29 @@ TEST_CASE("matched rails with a list of NICs are refused: ATOM needs one primary
   }
 }
 
+TEST_CASE("host_setup: read as srtctl's HostSetupConfig, a blank command refused with its index", "[recipe]") {
+  const srt::Recipe r = load(kBase + "host_setup: {commands: [a, b], teardown: [c], nodes: workers, ignore_failure: true, "
+                                     "timeout_seconds: 60}\n");
+  CHECK(r.host_setup.given);
+  CHECK(r.host_setup.commands == std::vector<std::string>{"a", "b"});
+  CHECK(r.host_setup.teardown == std::vector<std::string>{"c"});
+  CHECK(r.host_setup.nodes == "workers");
+  CHECK(r.host_setup.ignore_failure);
+  CHECK(r.host_setup.timeout_seconds == 60);
+  CHECK_FALSE(load(kBase).host_setup.given);
+  // An empty block is written, and opts out of the profile's default.
+  const srt::Recipe none = load(kBase + "host_setup: {commands: []}\n");
+  CHECK(none.host_setup.given);
+  CHECK_FALSE(none.host_setup.enabled());
+  // Joined with &&, a blank command is a syntax error on every node: refused where it is.
+  CHECK_THROWS_WITH(load(kBase + "host_setup: {commands: [a, '  ']}\n"),
+                    Catch::Contains("host_setup.commands[1]: is empty"));
+  CHECK_THROWS_WITH(load(kBase + "host_setup: {commands: [a], teardown: ['']}\n"),
+                    Catch::Contains("host_setup.teardown[0]: is empty"));
+  CHECK_THROWS_WITH(load(kBase + "host_setup: {commands: [a], nodes: head}\n"), Catch::Contains("is not one of: all, workers"));
+  CHECK_THROWS_WITH(load(kBase + "host_setup: {commands: [a], timeout_seconds: 0}\n"), Catch::Contains("must be at least 1"));
+}
+
 TEST_CASE("the JSON Schema comes from the same table", "[recipe]") {
   const srt::Json s = srt::recipe_json_schema();
   CHECK(s["$schema"] == "https://json-schema.org/draft/2020-12/schema");
