@@ -1,6 +1,7 @@
 #include "srt/host_setup.hpp"
 
 #include "schema.hpp"
+#include "srt/join.hpp"
 
 namespace srt {
 
@@ -47,10 +48,6 @@ const HostSetup& effective_host_setup(const Recipe& recipe, const Profile& profi
   return recipe.host_setup.given ? recipe.host_setup : profile.default_host_setup;
 }
 
-std::string host_setup_script(const std::vector<std::string>& commands) {
-  std::string out;
-  for (const auto& c : commands) out += (out.empty() ? "" : " && ") + c;
-  return out;
-}
+std::string host_setup_script(const std::vector<std::string>& commands) { return join(commands, " && "); }
 
 }  // namespace srt

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "machine_impl.hpp"
+#include "srt/join.hpp"
 
 namespace srt::launch {
 
@@ -86,8 +87,7 @@ void Launch::host_setup() {
     console_.line("host_setup complete on " + std::to_string(h.nodes.size()) + " node(s)");
     return;
   }
-  std::string list;
-  for (const auto& n : failed_nodes) list += (list.empty() ? "" : ", ") + n;
+  const std::string list = join(failed_nodes, ", ");
   if (h.ignore_failure) {
     console_.line("host_setup failed on " + list + " (ignore_failure: true, continuing)");
     return;
@@ -99,11 +99,9 @@ void Launch::host_teardown(double seconds) {
   const HostSetupPlan& h = *job_.plan.host_setup;
   if (h.teardown.empty()) return;
   const std::vector<std::string> failed_nodes = run_on_hosts("teardown", h.teardown, std::max(1.0, seconds));
-  if (!failed_nodes.empty()) {
-    std::string list;
-    for (const auto& n : failed_nodes) list += (list.empty() ? "" : ", ") + n;
-    console_.line("host_setup teardown failed on " + list + "; those nodes may be left as host_setup changed them");
-  }
+  if (!failed_nodes.empty())
+    console_.line("host_setup teardown failed on " + join(failed_nodes, ", ") +
+                  "; those nodes may be left as host_setup changed them");
 }
 
 }  // namespace srt::launch
