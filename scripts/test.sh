@@ -61,16 +61,21 @@ main_build() {
 }
 
 # The build matrix (docs/testing.md): in RELEASE's root filesystem (scripts/rootfs.sh; made by the
-# "rootfs" phases), with its GCC and Slurm: plugin, implementation, srt-helper and the unit tests
-# but pure core's Catch2 executables (the unit_tests_matrix target: they would compile the same
-# values-in, values-out code again; under the unity build that was under a minute a release,
-# 2026-12-05), warnings as errors, then
-# ctest -L unit -LE pure there; then that Slurm's RPM
-# and .deb from the same build (configured as the packages are, as the main build is: the
-# packaging tests package its binaries, compiling only the .deb's loader and srt-helper and the
-# static srt-exec), checked there (rpmlint, file lists, the Slurm series pinned, ELF
-# dependencies) and kept in build-matrix-RELEASE/packages; the lab phase installs them. The
-# packages' -O2 without -g: the same warnings, a quarter less compile time.
+# "rootfs" phases), with its GCC and Slurm, warnings as errors, one of two depths:
+#   unit      the plugin, implementation, srt-helper and the unit tests but pure core's Catch2
+#             executables (the unit_tests_matrix target: they would compile the same values-in,
+#             values-out code again), then ctest -L unit -LE pure there;
+#   binaries  what ships and what the lab phase runs (the matrix_binaries target), no test
+#             executable: that release's GCC compiles every shipped file, its Slurm headers build
+#             the plugin, and its lab phase runs a whole job on its Slurm.
+# sid (the newest GCC and Slurm, where an API change shows first) runs the unit depth, trixie the
+# binaries depth: the unit tests there took 4 to 5 minutes of CI's 75 (2026-12-06) for code its
+# lab phase and sid's unit tests already run on a Slurm of either side.
+# Then, at either depth, that Slurm's RPM and .deb from the same build (configured as the packages
+# are, as the main build is: the packaging tests package its binaries, compiling only the .deb's
+# loader and srt-helper and the static srt-exec), checked there (rpmlint, file lists, the Slurm
+# series pinned, ELF dependencies) and kept in build-matrix-RELEASE/packages; the lab phase
+# installs them. The packages' -O2 without -g: the same warnings, a quarter less compile time.
 # Not run there: rsmi_namespace drives the real ROCm SMI library on a fake sysfs, and trixie's
 # 6.1 numbers the GPUs in another order than bookworm's 5.2 (the test expects 5.2's) while sid's
 # 6.4 does not initialise on it at all; exec.sandbox runs bubblewrap, which needs a user
@@ -86,27 +91,33 @@ main_build() {
 matrix_unit_exclude='^(rsmi_namespace|exec\.sandbox|launch_paths\..*)$'
 matrix_packaging_exclude='^(packaging\.man|packaging\.shellcheck)$'
 nodebug_flags=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
-matrix_build() {  # RELEASE
-  local release=$1 dir=$src/build-matrix-$1
+matrix_build() {  # RELEASE unit|binaries
+  local release=$1 depth=$2 dir=$src/build-matrix-$1
+  local target=unit_tests_matrix
+  [ "$depth" = binaries ] && target=matrix_binaries
   mkdir -p "$dir"
   # shellcheck disable=SC2016  # the inner shell's arguments
   bash "$src/scripts/rootfs.sh" run "$release" --rw "$dir" -- bash -c '
-    src=$1 dir=$2 jobs=$3 exclude=$4 pkg_exclude=$5; shift 5
+    src=$1 dir=$2 jobs=$3 exclude=$4 pkg_exclude=$5 target=$6; shift 6
     hex=$(sed -n "s/^#define SLURM_VERSION_NUMBER 0x//p" /usr/include/slurm/slurm_version.h)
     echo "$(gcc --version | sed -n 1p); Slurm $((0x$hex >> 16)).$(printf %02d $((0x$hex >> 8 & 255))).$((0x$hex & 255)); $(rpm --version)"
     layout=$(bash "$src/packaging/build-packages.sh" --layout-args) || exit 1
     mapfile -t layout_args <<<"$layout"
     cmake -S "$src" -B "$dir" -DSRT_WERROR=ON "${layout_args[@]}" "$@" >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 1; }
-    cmake --build "$dir" -j "$jobs" --target unit_tests_matrix 2>&1 | grep -vE "^\[ *[0-9]+%\]|^(gmake|make)\[" || true
-    cmake --build "$dir" -j "$jobs" --target unit_tests_matrix >/dev/null 2>&1 || exit 1
-    echo "ctest -L unit -LE pure (pure core runs in the main build), not run here: $exclude"
+    cmake --build "$dir" -j "$jobs" --target "$target" 2>&1 | grep -vE "^\[ *[0-9]+%\]|^(gmake|make)\[" || true
+    cmake --build "$dir" -j "$jobs" --target "$target" >/dev/null 2>&1 || exit 1
     cd "$dir" || exit 1
     rc=0
-    ctest -L unit -LE pure -E "$exclude" -j "$jobs" --output-on-failure --timeout 900 || rc=1
+    if [ "$target" = unit_tests_matrix ]; then
+      echo "ctest -L unit -LE pure (pure core runs in the main build), not run here: $exclude"
+      ctest -L unit -LE pure -E "$exclude" -j "$jobs" --output-on-failure --timeout 900 || rc=1
+    else
+      echo "no unit test here (the binaries depth: what ships and what the lab phase runs)"
+    fi
     echo "ctest -L packaging (the RPM and the .deb of this Slurm, into $dir/packages), not run here: $pkg_exclude and cluster.package-install (the lab phase)"
     ctest -L packaging -LE cluster -E "$pkg_exclude" --output-on-failure --timeout 900 || rc=1
     exit "$rc"
-  ' _ "$src" "$dir" "$jobs" "$matrix_unit_exclude" "$matrix_packaging_exclude" "${nodebug_flags[@]}" "${unity_flags[@]}" 2>&1 | tee -a "$ctest_log"
+  ' _ "$src" "$dir" "$jobs" "$matrix_unit_exclude" "$matrix_packaging_exclude" "$target" "${nodebug_flags[@]}" "${unity_flags[@]}" 2>&1 | tee -a "$ctest_log"
   return "${PIPESTATUS[0]}"
 }
 
@@ -244,9 +255,9 @@ if [ "$quick" = 0 ]; then
   phase "wait: build fuzz (clang)" bg_wait fuzz
   wait "$bg_pid"
   bg_pid=
-  phase "build trixie (Slurm 24.11)" matrix_build trixie
+  phase "build trixie (Slurm 24.11)" matrix_build trixie binaries
   phase "lab trixie (Slurm 24.11)" matrix_lab trixie
-  phase "build sid (Slurm 26.05)" matrix_build sid
+  phase "build sid (Slurm 26.05)" matrix_build sid unit
   phase "lab sid (Slurm 26.05)" matrix_lab sid
   # intercept_tls_get_addr=0 (found with GCC 12's runtime; clang's shares that sanitizer_common
   # code and passes with it too): GCC 12's LeakSanitizer follows dynamic TLS through __tls_get_addr,
