@@ -62,7 +62,71 @@ std::optional<double> sample_value(std::string_view line, std::string_view metri
   return v;
 }
 
+// The labels of a set `{a="1",b="x\"y"}` (braces included); nullopt when it does not parse.
+std::optional<std::map<std::string, std::string>> parse_labels(std::string_view set) {
+  std::map<std::string, std::string> out;
+  std::size_t at = 1;
+  const std::size_t close = set.size() - 1;
+  while (at < close) {
+    while (at < close && (set[at] == ' ' || set[at] == ',')) ++at;
+    if (at >= close) break;
+    const std::size_t eq = set.find('=', at);
+    if (eq == std::string_view::npos || eq >= close || eq + 1 >= close || set[eq + 1] != '"') return std::nullopt;
+    std::string name(set.substr(at, eq - at));
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    std::string value;
+    std::size_t i = eq + 2;
+    for (; i < close && set[i] != '"'; ++i) {
+      if (set[i] == '\\' && i + 1 < close) {
+        ++i;
+        value += set[i] == 'n' ? '\n' : set[i];
+      } else {
+        value += set[i];
+      }
+    }
+    if (i >= close) return std::nullopt;  // unterminated value
+    out[std::move(name)] = std::move(value);
+    at = i + 1;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<PrometheusSample> prometheus_samples(std::string_view text, std::string_view metric) {
+  std::vector<PrometheusSample> out;
+  if (metric.empty()) return out;
+  std::size_t from = 0;
+  while (from < text.size()) {
+    std::size_t end = text.find('\n', from);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(from, end - from);
+    from = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.size() <= metric.size() || line.front() == '#' || line.compare(0, metric.size(), metric) != 0) continue;
+    std::size_t at = metric.size();
+    PrometheusSample sample;
+    if (line[at] == '{') {
+      const std::size_t close = end_of_labels(line, at);
+      if (close == std::string_view::npos) continue;
+      auto labels = parse_labels(line.substr(at, close - at));
+      if (!labels) continue;
+      sample.labels = std::move(*labels);
+      at = close;
+    } else if (line[at] != ' ' && line[at] != '\t') {
+      continue;  // a longer name that starts with this one
+    }
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    const std::size_t stop_at = line.find_first_of(" \t", at);
+    const std::string number(line.substr(at, stop_at == std::string_view::npos ? std::string_view::npos : stop_at - at));
+    if (number.empty()) continue;
+    char* stop = nullptr;
+    sample.value = std::strtod(number.c_str(), &stop);
+    if (stop != number.c_str() + number.size()) continue;
+    out.push_back(std::move(sample));
+  }
+  return out;
+}
 
 std::optional<double> prometheus_sum(std::string_view text, std::string_view metric, std::string_view label) {
   std::optional<double> sum;

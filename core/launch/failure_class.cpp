@@ -16,11 +16,12 @@ const char* failure_class(Cause cause, std::optional<Role> role) {
     case Cause::step_ended:
       if (role == Role::router) return "router";
       if (role == Role::benchmark) return "benchmark";
-      return "engine";  // prefill, decode, agg and their kv-relays
+      return "engine";  // prefill, decode, agg and their kv-relays (a GPU exporter is never critical)
     case Cause::not_healthy: return "engine";
     case Cause::router_gate: return "router";
     case Cause::stalled: return "stall";
     case Cause::results: return "benchmark";
+    case Cause::telemetry: return "telemetry";
     case Cause::time_limit: return "timeout";
     case Cause::cancelled: return "cancelled";
     case Cause::internal: break;

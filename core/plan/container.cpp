@@ -67,6 +67,8 @@ std::string image_of(const Recipe& r, const Profile& p, Role role) {
   std::string image = r.model.container;
   if (role == Role::router && !r.frontend.container_image.empty()) image = r.frontend.container_image;
   if (role == Role::benchmark && !r.benchmark.container_image.empty()) image = r.benchmark.container_image;
+  if (role == Role::gpu_exporter)
+    if (const auto e = effective_gpu_exporter(r.telemetry, p.default_gpu_exporter)) image = e->container_image;
   auto alias = p.containers.find(image);
   return alias == p.containers.end() ? image : alias->second;
 }
@@ -76,6 +78,13 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
   if (proc.role == Role::kv_relay) {
     c.on_host = true;
     return c;
+  }
+  if (proc.role == Role::gpu_exporter) {
+    const auto e = effective_gpu_exporter(r.telemetry, p.default_gpu_exporter);
+    if (e && !e->binary.empty()) {  // a host executable: no container, as srtctl runs `binary`
+      c.on_host = true;
+      return c;
+    }
   }
   c.image = image_of(r, p, proc.role);
   std::vector<Mount>& m = c.mounts;

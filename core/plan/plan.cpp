@@ -24,6 +24,7 @@ const char* to_string(Role role) {
     case Role::router: return "router";
     case Role::benchmark: return "benchmark";
     case Role::kv_relay: return "kv-relay";
+    case Role::gpu_exporter: return "gpu-exporter";
   }
   return "?";
 }
@@ -33,7 +34,7 @@ const char* to_string(KvMode mode) {
 }
 
 std::optional<Role> role_named(const std::string& name) {
-  for (Role r : {Role::prefill, Role::decode, Role::agg, Role::router, Role::benchmark, Role::kv_relay})
+  for (Role r : {Role::prefill, Role::decode, Role::agg, Role::router, Role::benchmark, Role::kv_relay, Role::gpu_exporter})
     if (name == to_string(r)) return r;
   return std::nullopt;
 }
@@ -203,6 +204,16 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
     if (reads_point_variable(recipe.benchmark)) plan.benchmark_points = recipe.benchmark.concurrencies;
   }
 
+  if (std::optional<TelemetryPlan> t = telemetry_plan(recipe, profile)) {
+    for (auto& node : plan.nodes) {
+      const bool worker = std::any_of(plan.processes.begin(), plan.processes.end(),
+                                      [&node](const Process& p) { return p.is_worker() && p.node_index == node.index; });
+      if (!worker) continue;
+      plan.processes.push_back(make_gpu_exporter(*t, node, ports[std::size_t(node.index)]));
+      node.roles.push_back(plan.processes.back().name);
+    }
+    plan.telemetry = std::move(t);
+  }
   for (auto& p : plan.processes) {
     p.container = container_spec(recipe, profile, p, in.job_id);
     p.setup_script = setup_script_path(recipe, profile, p);

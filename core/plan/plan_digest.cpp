@@ -125,6 +125,23 @@ std::string plan_digest(const Plan& plan) {
     e.num(h->timeout_seconds);
     e.str(h->from);
   }
+  // Added with telemetry: a Plan without it keeps its digest. Its exporters are processes above.
+  if (const auto& t = plan.telemetry) {
+    const GpuExporter& x = t->exporter;
+    e.str("telemetry");
+    e.num(t->required ? 1 : 0);
+    e.num(t->collect_interval_ms);
+    e.str(t->storage_subdir);
+    e.num(std::int64_t(t->startup_timeout_seconds * 1000));
+    e.num(std::int64_t(t->request_timeout_seconds * 1000));
+    e.str(t->from);
+    for (const std::string* s : {&x.container_image, &x.command, &x.binary, &x.kind, &x.index_label, &x.identity_label,
+                                 &x.power_metric, &x.power_scope, &x.util_metric, &x.sm_active_metric,
+                                 &x.temperature_metric})
+      e.str(*s);
+    e.num(x.port);
+    e.strs(x.instance_labels);
+  }
   return e.finish();
 }
 

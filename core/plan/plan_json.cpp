@@ -61,6 +61,28 @@ Json plan_to_json(const Plan& plan) {
     j["host_setup"] = {{"nodes", h->nodes},         {"script", h->script},
                        {"teardown", h->teardown},   {"ignore_failure", h->ignore_failure},
                        {"timeout_seconds", h->timeout_seconds}, {"from", h->from}};
+  if (const auto& t = plan.telemetry) {
+    const GpuExporter& x = t->exporter;
+    j["telemetry"] = {{"required", t->required},
+                      {"collect_interval_ms", t->collect_interval_ms},
+                      {"storage_subdir", t->storage_subdir},
+                      {"startup_timeout_seconds", t->startup_timeout_seconds},
+                      {"request_timeout_seconds", t->request_timeout_seconds},
+                      {"from", t->from},
+                      {"exporter",
+                       {{"container_image", x.container_image},
+                        {"port", x.port},
+                        {"command", x.command},
+                        {"binary", x.binary},
+                        {"kind", x.kind},
+                        {"gpu_labels", {{"index", x.index_label}, {"identity", x.identity_label}, {"instance", x.instance_labels}}},
+                        {"gpu_metrics",
+                         {{"power", x.power_metric},
+                          {"power_scope", x.power_scope},
+                          {"gpu_util", x.util_metric},
+                          {"sm_active", x.sm_active_metric},
+                          {"temperature", x.temperature_metric}}}}}};
+  }
   if (!plan.digest.empty()) j["digest"] = plan.digest;
   return j;
 }

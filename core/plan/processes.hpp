@@ -51,6 +51,10 @@ struct WorkerContext {
 // Relay mode: the worker's kv-relay (role kv-relay), made just before the worker, whose ranks
 // connect to its ingress: both of its ports come first from the node's allocator.
 Process make_kv_relay(const Endpoint& e, const PlanNode& node, NodePorts& ports);
+// The job's telemetry when the recipe enables it (throws when there is no exporter to run), and
+// its exporter on one worker node, whose fixed port it claims there.
+std::optional<TelemetryPlan> telemetry_plan(const Recipe& r, const Profile& p);
+Process make_gpu_exporter(const TelemetryPlan& t, const PlanNode& node, NodePorts& ports);
 // Where a worker's ranks publish in relay mode and its kv-relay listens: one per worker and job.
 std::string kv_relay_ingress(const Process& relay);
 

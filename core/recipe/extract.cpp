@@ -6,6 +6,7 @@
 
 #include "schema.hpp"
 #include "srt/host_setup.hpp"
+#include "srt/telemetry.hpp"
 
 namespace srt::recipe_detail {
 namespace {
@@ -167,6 +168,7 @@ void extract(Recipe& r) {
     for (const auto& x : *m) r.extra_mount.push_back(python_str(x));
   r.setup_script = text(at(root, {"setup_script"}));
   r.host_setup = read_host_setup(at(root, {"host_setup"}));
+  r.telemetry = read_telemetry(at(root, {"telemetry"}));
   r.log_dir = text(at(root, {"output", "log_dir"}));
   r.infra_dedicated_node = boolean(at(root, {"infra", "etcd_nats_dedicated_node"}), false);
 }

@@ -7,6 +7,7 @@
 #include "schema.hpp"
 #include "srt/data_network.hpp"
 #include "srt/host_setup.hpp"
+#include "srt/telemetry.hpp"
 
 namespace srt {
 namespace {
@@ -60,6 +61,10 @@ void rules(const Profile& p, const Json& root, schema::Issues& issues) {
   if (const Json* gid = at(root, "mooncake_gid_index"); gid && !gid_index_of(*gid))
     error("mooncake_gid_index", "is " + gid->dump() + ": a GID index is 0-255, -1 (unset) or auto",
           "write the index show_gids lists as v2 with an IPv4 address, or auto to let each node find it");
+  if (const Json* block = at(root, "default_gpu_exporter"); block && p.default_gpu_exporter.exporter)
+    for (const auto& [key, message] : gpu_exporter_problems(*p.default_gpu_exporter.exporter, *block))
+      error("default_gpu_exporter." + key, message,
+            "see srtctl's docs/power-telemetry.md (kind: custom names its command, gpu_labels and gpu_metrics)");
   if (p.port_range_begin > p.port_range_end)
     error("port_range_begin", "is above port_range_end (" + std::to_string(p.port_range_begin) + " > " +
                                   std::to_string(p.port_range_end) + ")");
@@ -201,6 +206,7 @@ Profile profile_from_document(Document doc) {
   set_text(root, "topology_cache_dir", p.topology_cache_dir);
   set_text(root, "setup_scripts_dir", p.setup_scripts_dir);
   p.default_host_setup = read_host_setup(at(root, "default_host_setup"));
+  p.default_gpu_exporter = read_default_gpu_exporter(&root);
   if (at(root, "engine_command")) p.engine_command = list(at(root, "engine_command"));
   if (at(root, "router_command")) p.router_command = list(at(root, "router_command"));
   if (at(root, "sglang_command")) p.sglang_command = list(at(root, "sglang_command"));

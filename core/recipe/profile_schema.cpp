@@ -36,7 +36,7 @@ Field build_profile_schema() {
           str("runtime_config_transport", "srt-spank always embeds the recipe in the job")
               .one_of({"shared-filesystem", "embedded"})
               .inert(),
-          str("visible_devices_env", "GPU mask variable (2.0 fork)"), any("default_gpu_exporter", "GPU metrics exporter").tier2(),
+          str("visible_devices_env", "GPU mask variable (2.0 fork)"), gpu_exporter_field("default_gpu_exporter", "the GPU exporter of a recipe whose telemetry names none (null: none)"),
           str("container_runtime",
               "pyxis; podman or docker (one named container per step); none (host exec); bwrap "
               "(host exec in a bubblewrap sandbox with the mounts: the lab)")

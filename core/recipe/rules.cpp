@@ -8,6 +8,7 @@
 
 #include "extract.hpp"
 #include "srt/join.hpp"
+#include "srt/telemetry.hpp"
 
 namespace srt::recipe_detail {
 namespace {
@@ -260,6 +261,14 @@ class Rules {
         if ((*list)[i].find_first_not_of(" \t\r\n") == std::string::npos)
           error(std::string("host_setup.") + key + "[" + std::to_string(i) + "]", "is empty",
                 "remove it, or write the command");
+    if (r_.telemetry.exporter)
+      if (const auto t = doc_.root.find("telemetry"); t != doc_.root.end() && t->is_object() && t->contains("dcgm_exporter"))
+        for (const auto& [key, message] : gpu_exporter_problems(*r_.telemetry.exporter, (*t)["dcgm_exporter"]))
+          error("telemetry.dcgm_exporter." + key, message,
+                "see srtctl's docs/power-telemetry.md (kind: custom names its command, gpu_labels and gpu_metrics)");
+    if (r_.telemetry.enabled && r_.telemetry.cpu_legs)
+      warn("telemetry", "the CPU power legs (cpu_power_exporter, cpu_power) do not run here; GPU power does",
+           "drop them, or read CPU power elsewhere");
   }
 
   const Recipe& r_;

@@ -98,6 +98,10 @@ std::vector<Field> field_list(F&&... f) {
 
 // srtctl's HostSetupConfig, as the recipe's host_setup and the profile's default_host_setup.
 Field host_setup_field(std::string key, std::string doc);
+// srtctl's TelemetryExporterConfig (a recipe's telemetry.dcgm_exporter, the profile's
+// default_gpu_exporter) and TelemetryConfig (core/recipe/telemetry.cpp).
+Field gpu_exporter_field(std::string key, std::string doc);
+Field telemetry_field();
 
 const Field& recipe_schema();   // the root object
 const Field& recipe_schema_v2();  // the root object of srt-slurm 2.x's `schema: 2` layout

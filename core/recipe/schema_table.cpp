@@ -279,7 +279,7 @@ Field build_recipe_schema() {
                             boolean("record_launch_plan", "save the srun scripts under logs/launch-plan/").def("false").tier2()),
                  "where logs go"),
           any("observability", "observability").tier2().off_when(observability_off),
-          any("telemetry", "telemetry").tier2().off_when(telemetry_off),
+          telemetry_field(),
           any("reporting", "reporting").tier2(), object("post_eval",
                  field_list(make("passthrough_env", Kind::string_list,
                                  "variables forwarded into the eval (every variable of the job reaches its step)"),

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "srt/cli.hpp"
 #include "srt/plan.hpp"
+#include "srt/telemetry.hpp"
 
 namespace srt::helper {
 namespace {
@@ -46,6 +47,8 @@ bool validate_one(const std::string& arg, const ValidateArgs& args, const Profil
     try {
       Recipe recipe = load_recipe_source(std::move(source), opts);
       const int nodes = node_demand(recipe, profile);
+      if (const std::string why = missing_gpu_exporter(recipe.telemetry, profile.default_gpu_exporter); !why.empty())
+        throw Error(recipe.source.at("telemetry.enabled", why, kMissingGpuExporterFix));
       // What reading found comes before the verdict (as an invalid recipe's problems come before
       // "invalid"); the note qualifies "ok" (valid, not launchable yet), so it follows it.
       print_warnings_once(recipe.source.warnings, shown_warnings);

@@ -32,6 +32,7 @@ int Launch::run() {
     wait_healthy();
     canary_ranks();
     start_router();
+    start_telemetry();
     outcome_ = {"completed", run_benchmark(), 0, "", {}};
   } catch (const Stop& stop) {
     outcome_ = stop.outcome;
@@ -118,6 +119,7 @@ void Launch::check() {
     const std::string what = s.process->name + " on " + s.process->node + " ended (" + s.srun.describe() + ") during " + state_;
     console_.line(what);
     console_.tail(job_.log_dir + "/" + s.process->log_file, kTailLines);
+    if (s.process->role == Role::gpu_exporter && power_) power_->exporter_exited();
     if (supervise(s, what)) continue;  // relaunched below, once this loop is done (start() grows steps_)
     if (s.process->critical) {
       // Whatever its exit code: srun of a step on a node Slurm declared failed exits 0
@@ -136,6 +138,11 @@ void Launch::teardown() {
   }
   enter("teardown");
   close_points(points_, outcome_.reason);
+  try {
+    finish_telemetry();
+  } catch (const std::exception& e) {  // the measurement's files, never the job's teardown
+    console_.line(std::string("telemetry: the manifest could not be written: ") + e.what());
+  }
   // Slurm kills what is left at the job's end (after KillWait): the archives come last and must
   // be written before it, so the parts before them get what leaves the archives their time.
   const char* end_env = std::getenv("SLURM_JOB_END_TIME");

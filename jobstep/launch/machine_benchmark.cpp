@@ -176,10 +176,12 @@ void Launch::run_points() {
       }
       pt.state = "running";
       write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
+      window_begin(pt.concurrency);
       console_.line("benchmark " + tag + ": step " + pt.process.step_name + " on " + pt.process.node + " -> " +
                     pt.process.log_file);
     });
     if (end == StepEnd::stalled) {
+      window_end(pt.concurrency, "stalled", "the point stalled");
       pt.state = "stalled";
       pt.reason = "nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ + "; --stall-timeout " +
                   std::to_string(stall_) + ")";
@@ -195,6 +197,7 @@ void Launch::run_points() {
     if (done.srun.exit_code() != 0) pt.state = "failed", pt.reason = "the step ended (" + done.srun.describe() + ")";
     else if (!r.problem.empty()) pt.state = "failed", pt.reason = r.problem;
     else pt.state = "ok";
+    window_end(pt.concurrency, pt.state, pt.reason);
     console_.line("benchmark " + tag + ": " +
                   (pt.state == "ok" ? "ok, " + std::to_string(r.completed) + " completed" : pt.state + ": " + pt.reason));
     if (pt.state != "ok") {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <filesystem>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "launch.hpp"
+#include "power_collector.hpp"
 #include "run_state.hpp"
 #include "srt/poll.hpp"
 #include "srt/post_eval.hpp"
@@ -78,6 +80,18 @@ class Launch {
   void host_teardown(double seconds);
   std::vector<std::string> run_on_hosts(const std::string& phase, const std::string& script, double seconds);
   bool host_setup_reached_ = false;
+
+  // machine_telemetry.cpp: GPU power telemetry (the exporters, the collector, each point's
+  // window, the manifest).
+  void start_telemetry();
+  void window_begin(int concurrency);
+  void window_end(int concurrency, const std::string& state, const std::string& reason);
+  void finish_telemetry();
+  std::shared_ptr<const helper::SafeDir> power_dir_, windows_dir_;
+  std::unique_ptr<PowerCollector> power_;
+  std::vector<PowerWindow> windows_;
+  double power_started_unix_ = 0, window_mono_ = 0;
+  bool power_startup_failed_ = false;
 
   // machine_start.cpp: everything before the benchmark.
   void check_gpus();

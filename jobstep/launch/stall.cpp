@@ -9,7 +9,7 @@
 namespace srt::launch {
 namespace {
 
-constexpr double kPollSeconds = 2;  // a few HTTP GETs; ATOM's own counters move every 5 s
+constexpr double kStallPollSeconds = 2;  // a few HTTP GETs; ATOM's own counters move every 5 s
 
 // The counters the sources read, for seen(): each named once, "/" between them when they differ.
 void name_into(std::string& names, const std::string& metric) {
@@ -50,7 +50,7 @@ std::string StallWatch::sample() {
 
 bool StallWatch::stalled(double now) {
   if (timeout_ <= 0) return false;
-  if (last_poll_ >= 0 && now - last_poll_ < kPollSeconds) return now - last_change_ >= timeout_;
+  if (last_poll_ >= 0 && now - last_poll_ < kStallPollSeconds) return now - last_change_ >= timeout_;
   last_poll_ = now;
   const std::string s = sample();
   if (s != last_) {

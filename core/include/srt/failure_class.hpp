@@ -22,13 +22,14 @@ enum class Cause {
   router_gate,    // the router's /workers never listed every worker
   stalled,        // nothing completed for the stall timeout
   results,        // the benchmark ran and its results are invalid, or a point's step failed
+  telemetry,      // required power telemetry: exporters not ready, or the measurement not publishable
   node_failure,   // Slurm ended the job: a node failed
   time_limit,     // SIGUSR1 before Slurm's time limit
   cancelled,      // scancel or another signal
   internal,       // the launcher's own failure (a bug to report)
 };
 
-// "recipe", "image", "node", "engine", "router", "benchmark", "stall", "timeout", "cancelled",
+// "recipe", "image", "node", "engine", "router", "benchmark", "stall", "telemetry", "timeout", "cancelled",
 // or "internal". `role`: the Plan process that ended (step_ended).
 const char* failure_class(Cause cause, std::optional<Role> role = std::nullopt);
 

@@ -28,8 +28,8 @@ struct Probe {
 };
 
 // What a process is. Strings appear only at the edges (plan.json, step names, messages).
-enum class Role { prefill, decode, agg, router, benchmark, kv_relay };
-const char* to_string(Role role);  // "prefill", ..., "kv-relay"
+enum class Role { prefill, decode, agg, router, benchmark, kv_relay, gpu_exporter };
+const char* to_string(Role role);  // "prefill", ..., "kv-relay", "gpu-exporter"
 Role worker_role(WorkerMode mode);
 // A role's name as plan.json, probe answers and command lines spell it; nullopt: no role.
 std::optional<Role> role_named(const std::string& name);
@@ -144,6 +144,19 @@ struct HostSetupPlan {
   std::string from;                // "recipe", or "profile" (its default_host_setup)
 };
 
+// The job's GPU power telemetry (srt/telemetry.hpp), as the launcher runs it: the exporter
+// processes (Role::gpu_exporter, one per worker node) are in Plan::processes; this is how to
+// scrape them and what to record.
+struct TelemetryPlan {
+  bool required = false;
+  int collect_interval_ms = 1000;
+  std::string storage_subdir = "power";  // under the job's log directory
+  double startup_timeout_seconds = 30;
+  double request_timeout_seconds = 2;
+  GpuExporter exporter;                  // its image through the profile's containers aliases
+  std::string from;                      // "recipe" (telemetry.dcgm_exporter) or "profile" (default_gpu_exporter)
+};
+
 struct Plan {
   std::uint64_t job_id = 0;
   int demand_nodes = 0;
@@ -156,6 +169,7 @@ struct Plan {
   std::vector<int> benchmark_points;
   EnvList job_env;                     // the contract's job-level variables, same on every node
   std::optional<HostSetupPlan> host_setup;  // none when neither the recipe nor the profile has one
+  std::optional<TelemetryPlan> telemetry;   // none unless the recipe's telemetry is enabled
   std::string digest;                  // plan_digest() of everything above
 
   // The process of that name: a worker's leader (node rank 0) when it spans nodes.

@@ -101,6 +101,7 @@ struct Profile {
   // fallback): mounted read-only at /configs in every worker's and router's container; "" = the
   // cluster runs no setup scripts.
   std::string setup_scripts_dir;
+  DefaultGpuExporter default_gpu_exporter;  // srtctl's: a recipe's telemetry without an exporter runs it
   HostSetup default_host_setup;            // srtctl's default_host_setup: a recipe without host_setup runs it
   std::vector<std::string> engine_command = {"python3", "-m", "atom.entrypoints.openai_server"};
   std::vector<std::string> router_command = {"atomesh"};

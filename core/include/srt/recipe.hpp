@@ -9,6 +9,7 @@
 
 #include "srt/document.hpp"
 #include "srt/restart_policy.hpp"
+#include "srt/telemetry.hpp"
 
 namespace srt {
 
@@ -131,6 +132,7 @@ struct Recipe {
   Benchmark benchmark;
   PostEval post_eval;
   HostSetup host_setup;
+  Telemetry telemetry;                 // srtctl's telemetry: GPU power over each point
   std::optional<HealthCheck> health_check;  // unset: the profile's default, else srtctl's
   EnvList environment;
   EnvList srun_options;                // --key=value, or --key when the value is empty

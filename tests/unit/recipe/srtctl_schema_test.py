@@ -67,6 +67,8 @@ OURS_ONLY = {
     "infra.nats_max_payload_mb": (V1, "infra: {nats_max_payload_mb: 8}"),
     "infra.placement": ("own", "not a key: known only to refuse it with a hint"),
     "services[].pool": ("own", "the service-pool spelling before v2.18's placement.pool; accepted with a warning"),
+    "telemetry.provider": ("own", "srtctl's power telemetry before the key went (only dcgm-power); InferenceX's earlier "
+                                  "AgentX recipes write it, and it names what the block does"),
     "engine.enable_kv_events": ("own", "ATOM's engine-wide KV-event switch of srt-spank's v1 recipes"),
 }
 # The SemiAnalysis fork's TileRT engine (InferenceX's recipes spell these): srt-spank's own.

@@ -63,7 +63,7 @@ TEST_CASE("keys srtctl knows and srt-spank cannot launch yet are accepted and li
   CHECK(has(r.unsupported_keys, "sweep"));
   CHECK(has(r.unsupported_keys, "profiling.type=torch"));
   CHECK_FALSE(has(r.unsupported_keys, "setup_script"));  // srt-spank runs it (the profile's setup_scripts_dir)
-  CHECK(has(r.unsupported_keys, "telemetry"));
+  CHECK_FALSE(has(r.unsupported_keys, "telemetry"));  // GPU power runs (the exporter, the collector)
   CHECK_FALSE(has(r.unsupported_keys, "enable_config_dump"));  // false changes nothing
 
   auto none = load(kBase + "profiling: {type: none}\n");
@@ -95,8 +95,11 @@ TEST_CASE("observability and telemetry blocks that switch everything off are ine
   CHECK(has(tacho.unsupported_keys, "observability"));
   auto master = load(kBase + "observability: {enabled: true, tachometer: {enabled: false}}\n");
   CHECK(has(master.unsupported_keys, "observability"));
+  // GPU power runs; its CPU legs do not (and say so).
   auto power = load(kBase + "telemetry: {enabled: true}\n");
-  CHECK(has(power.unsupported_keys, "telemetry"));
+  CHECK(power.unsupported_keys.empty());
+  auto cpu = load(kBase + "telemetry: {enabled: true, cpu_power_exporter: {port: 9100}}\n");
+  CHECK(has(cpu.unsupported_keys, "telemetry.cpu_power_exporter"));
   auto spelled = load(kBase + "telemetry: {enabled: \"false\"}\nobservability: {tachometer: {enabled: no}}\n");
   CHECK(spelled.unsupported_keys.empty());
 }
