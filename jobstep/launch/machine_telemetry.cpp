@@ -51,6 +51,7 @@ void Launch::start_telemetry() {
     return power_->covered(expected, missing);
   });
   if (ready) {
+    power_->ready();
     console_.line("telemetry: every worker GPU reported (" + std::to_string(expected.size()) + ")");
     return;
   }

@@ -119,7 +119,7 @@ void PowerCollector::cycle() {
   for (std::size_t i = 0; i < endpoints_.size(); ++i) {
     Answer a = pending[i].get();
     if (!a.scrape.ok) {
-      reasons.insert(a.scrape.why);
+      if (ready_) reasons.insert(a.scrape.why);
       continue;
     }
     const PowerScrape read = read_power_scrape(a.scrape.body, plan_.exporter);

@@ -39,6 +39,9 @@ class PowerCollector {
   // Whether one cycle (not a union of cycles) held a row for every device in `expected`
   // (srtctl's readiness), and what the last cycle lacked for the console.
   bool covered(const std::set<std::pair<std::string, int>>& expected, std::string& missing) const;
+  // From here on a failed scrape is recorded: before, an exporter still starting answers nothing,
+  // and a start that never completes is exporter_startup_timeout.
+  void ready() { ready_ = true; }
   // The final bracketing scrape, then the thread joined and samples.csv closed.
   void stop();
   // Each exporter step's end, seen by the launcher (srtctl's exporter_exited).
@@ -59,6 +62,7 @@ class PowerCollector {
   UniqueFd csv_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> ready_{false};
   std::atomic<long long> seq_{0};
   mutable std::mutex mu_;  // below: written by the thread, read by the launcher
   std::vector<PowerSample> samples_;

@@ -82,6 +82,18 @@ ln -sfn /usr/bin/python3 "$base/bin/python3"
   echo "vllm_command: [env, PYTHONPATH=$standins/pkg, $standins/bin/vllm, serve]"
   echo "vllm_router_command: [$standins/bin/vllm-router]"
   echo "default_health_check: {max_attempts: 120, interval_seconds: 1}"
+  # GPU power telemetry: the device-metrics-exporter stand-in (tests/standins/gpu_exporter.py) as
+  # the shipped profile runs ROCm's: no port flag, port 5000, the AMD labels and metrics.
+  echo "default_gpu_exporter:"
+  echo "  container_image: lab-device-metrics-exporter"
+  echo "  command: /usr/bin/python3 $standins/gpu_exporter.py"
+  echo "  port: 5000"
+  echo "  kind: custom"
+  echo "  gpu_labels: {index: gpu_id, identity: serial_number}"
+  echo "  gpu_metrics:"
+  echo "    power: {metric: gpu_power_usage, scope: amd_device_metrics_exporter_gpu_power_usage}"
+  echo "    gpu_util: {metric: gpu_gfx_activity}"
+  echo "    temperature: {metric: gpu_junction_temperature}"
   echo "node_addresses:"
   for var in $(compgen -v LAB_NODE_ADDR_); do
     node=${var#LAB_NODE_ADDR_}
