@@ -59,7 +59,8 @@ cleanup() {  # never fails: under set -e a failing kill here would become the te
 trap cleanup EXIT
 fail() { echo "FAIL: $case: $*" >&2; [[ -f "$work/out" ]] && sed 's/^/    /' "$work/out" >&2; exit 1; }
 
-# Ports of their own (31000-31799, the router on 31900): nothing else on a CI machine uses them,
+# Ports of their own (31000-31799; shared: the job's slice of 100, the frontend its first): nothing
+# else on a CI machine uses them,
 # and below the kernel's ephemeral range (32768-60999). Inside it, a client socket of an earlier
 # case (or of anything on the host) may have been given a planned port as its own: in TIME_WAIT
 # it holds that port for 60 s, and a bind fails even with SO_REUSEADDR (the client did not set
@@ -151,7 +152,8 @@ esac
 mkdir -p "$work/infmax-workspace/utils"
 ln -s "$src/tests/standins" "$work/infmax-workspace/utils/bench_serving"
 nodelist='node[1-2]'
-jid=4700
+# The job id picks the case's slice of the shared port range (tests/unit/launch/CMakeLists.txt).
+jid=${SRT_LAUNCH_PATHS_JOB:-4700}
 # shellcheck source=../helper/fake_job.sh
 source "$here/../helper/fake_job.sh"   # job_env: the batch step's environment as the plugin attaches it
 read -r -a env <<< "$(job_env "$jid")"
