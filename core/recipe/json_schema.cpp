@@ -105,4 +105,16 @@ Json recipe_json_schema(int layout) {
   return s;
 }
 
+Json profile_json_schema() {
+  const auto& root = schema::profile_schema();
+  Json s = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+            {"$id", "https://srt-spank/schema/cluster-profile.json"},
+            {"title", "cluster profile (srtctl's srtslurm.yaml and srt-spank's own keys), as srt-spank reads it"},
+            // tests/unit/recipe/srtctl_schema_test.py compares it with srtctl's cluster schema.
+            {"x-srt-follows", "srtctl v2.18 (NVIDIA/srt-slurm docs/schema/cluster.schema.json)"}};
+  const Json body = object_schema(root.fields, root.doc);
+  for (auto it = body.begin(); it != body.end(); ++it) s[it.key()] = it.value();
+  return s;
+}
+
 }  // namespace srt

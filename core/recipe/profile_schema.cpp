@@ -27,6 +27,7 @@ Field build_profile_schema() {
           dict("default_mounts", "host -> container mounts for every container"),
           str("default_bash_preamble", "shell run before every worker").tier2(), host_setup_field("default_host_setup", "host_setup for recipes that write none"),
           any("reporting", "reporting").tier2(), any("telemetry", "telemetry").tier2(),
+          dict("cloud", "free-form cloud settings (srtctl accepts and does not read them)").inert(),
           boolean("nginx_raise_ulimit", "nginx ulimit").tier2(), any("git_http_version", "git setting").tier2(),
           boolean("preflight", "srtctl's login-node preflight").tier2(),
           str("launcher", "how srtctl launches").one_of({"slurm", "local", "docker"}, {"local", "docker"}),

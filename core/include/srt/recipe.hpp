@@ -172,5 +172,7 @@ void apply_overrides(Document& doc, const std::vector<std::string>& set, const s
 
 // The JSON Schema of the recipe format (srt-helper schema): layout 1 (v1) or 2 (`schema: 2`).
 Json recipe_json_schema(int layout = 1);
+// The cluster profile's keys as JSON Schema (the same table `validate` and the plugin check).
+Json profile_json_schema();
 
 }  // namespace srt

@@ -144,6 +144,71 @@ def covered(path, ours):
     return None
 
 
+# srt-spank's own cluster-profile keys, which srtctl's cluster schema lacks, and why each is here.
+_OWN = "srt-spank's own (docs/INSTALL.md, etc/srt/cluster.yaml)"
+PROFILE_OURS = {
+    **{k: _OWN for k in ("benchmark_stall_timeout", "container_run_args", "container_runtime",
+                         "container_runtime_args", "container_user", "data_network", "docker_users_are_root",
+                         "engine_command", "frontend_port", "gpu_devices", "gpu_idle_vram_mib",
+                         "identity_mismatch", "kv_events_capability", "mooncake_gid_index", "node_addresses",
+                         "node_sharing", "port_range_begin", "port_range_end", "rdma_mounts",
+                         "recipe_mount_prefixes", "results_root", "router_command", "setup_scripts_dir",
+                         "sglang_command", "sglang_router_command", "shared_job_slots", "topology_cache_dir",
+                         "vllm_command", "vllm_router_command")},
+    "accelerator_vendor": "the AMD fork's srtslurm.yaml 2.0 key (amd -> ROCR_VISIBLE_DEVICES)",
+    "gpu_sbatch_directive": "the AMD fork's srtslurm.yaml 2.0 key (how GPUs are requested)",
+    "runtime_config_transport": "the AMD fork's key; srt-spank always embeds the recipe in the job (inert)",
+    "docker_hosts": "srtctl's docker launcher's hosts (an earlier key): accepted, the launcher not run",
+}
+
+
+def profile_section(helper, src, ref, failures):
+    """srtctl's cluster schema against srt-spank's profile table (srt-helper schema --profile)."""
+    theirs_doc = json.load(open(os.path.join(ref, "srtctl-schema", "cluster.schema.json")))
+    ours_doc = json.loads(subprocess.run([helper, "schema", "--profile"], check=True,
+                                         capture_output=True, text=True).stdout)
+    theirs, ours = {}, {}
+    walk(theirs_doc, theirs_doc, "", theirs)
+    walk(ours_doc, ours_doc, "", ours)
+    for p in sorted(theirs):
+        if p and covered(p, ours) is None:
+            failures.append(f"srtctl's cluster key {p} is refused as unknown by srt-spank's profile")
+    own = sorted(p for p in ours if p and "." not in p and "[]" not in p and covered(p, theirs) is None)
+    for p in own:
+        if p not in PROFILE_OURS:
+            failures.append(f"srt-spank's profile key {p} is not in srtctl's cluster schema and not in PROFILE_OURS")
+    for p in PROFILE_OURS:
+        if p not in own:
+            failures.append(f"PROFILE_OURS lists {p}, which is not (or no longer) srt-spank's alone")
+    enums = 0
+    for p in sorted(theirs):
+        if p in ours and theirs[p]["enum"] and ours[p]["enum"]:
+            enums += 1
+            for v in sorted(theirs[p]["enum"] - ours[p]["enum"]):
+                failures.append(f"profile {p}: srtctl allows {v!r}, srt-spank does not")
+    # The shipped profile's srtctl keys mean to srtctl what they mean here: its schema, through a
+    # real validator, accepts them as written.
+    with open(os.path.join(src, "etc", "srt", "cluster.yaml")) as f:
+        shipped = yaml.safe_load(f)
+    srtctl_part = {k: v for k, v in shipped.items() if k in theirs_doc["properties"]}
+    for e in jsonschema.Draft202012Validator(theirs_doc).iter_errors(srtctl_part):
+        failures.append(f"etc/srt/cluster.yaml: srtctl's cluster schema refuses {'.'.join(map(str, e.path))}: {e.message}")
+    # additionalProperties: false, as srtctl's schema says: an unknown key is refused, by name.
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "cluster.yaml")
+        with open(bad, "w") as f:
+            yaml.safe_dump({**shipped, "gpus_per_nod": 8}, f)
+        out = subprocess.run([helper, "validate", "--profile", bad,
+                              os.path.join(src, "recipes", "dsr1", "sglang", "mi355x-fp8", "8k1k", "agg-tp8.yaml")],
+                             capture_output=True, text=True)
+        if out.returncode == 0 or "gpus_per_nod" not in out.stdout + out.stderr:
+            failures.append("a profile with an unknown key (gpus_per_nod) is not refused by name")
+    print(f"srtctl's cluster schema: {len(theirs_doc['properties'])} keys, every one known to srt-spank's profile; "
+          f"{len(own)} of srt-spank's own; enums compared on {enums} keys; the shipped profile's "
+          f"{len(srtctl_part)} srtctl keys pass srtctl's schema")
+
+
 def main():
     helper, src = sys.argv[1], sys.argv[2]
     ref = os.path.join(src, "..", "shared", "reference")
@@ -252,6 +317,9 @@ def main():
                         failures.append(f"{corpus}/{rel}: srtctl's schema accepts it, srt-helper validate refuses it: "
                                         + " | ".join(last))
     print(f"corpora: {accepted} files srtctl's schema accepts, {refused_files} it refuses (checked by srtctl only)")
+
+    # 4. the cluster profile
+    profile_section(helper, src, ref, failures)
     if variants:
         print(f"corpus-v2.18: {quiet} of {variants} variants ({100 * quiet // variants} %) validate with no "
               "'cannot launch' note")
