@@ -36,7 +36,9 @@ Readiness router_workers_ready(std::string_view body, int prefill, int decode) {
               ? "router sees " + std::to_string(d) + "/" + std::to_string(decode) + " aggregated worker(s) (DP ranks)"
               : "router sees prefill " + std::to_string(p) + "/" + std::to_string(prefill) + ", decode " +
                     std::to_string(d) + "/" + std::to_string(decode);
-  r.ready = p >= prefill && d >= decode;
+  r.extra = p > prefill || d > decode;
+  r.ready = p == prefill && d == decode;
+  if (r.extra) r.why += ": more than the Plan has, so something else registered with the router";
   return r;
 }
 

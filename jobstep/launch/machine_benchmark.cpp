@@ -194,8 +194,10 @@ void Launch::run_points() {
     RunningStep& done = steps_[index];
     pt.exit_code = done.srun.exit_code();
     const PointResult r = judge_point(pt.concurrency, find_result_files(results_path())[pt.concurrency]);
+    const std::string stranger = router_workers_changed();
     if (done.srun.exit_code() != 0) pt.state = "failed", pt.reason = "the step ended (" + done.srun.describe() + ")";
     else if (!r.problem.empty()) pt.state = "failed", pt.reason = r.problem;
+    else if (!stranger.empty()) pt.state = "failed", pt.reason = stranger;
     else pt.state = "ok";
     window_end(pt.concurrency, pt.state, pt.reason);
     console_.line("benchmark " + tag + ": " +

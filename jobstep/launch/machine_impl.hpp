@@ -106,6 +106,8 @@ class Launch {
   void canary_ranks();
   std::string model_of(const std::string& host, int port);
   void start_router();
+  std::string router_workers_changed();
+  std::pair<int, int> router_counts_{-1, -1};  // prefill, decode the /workers gate opened at
   void wait_router_warm(const Process& router);
 
   // machine_supervise.cpp: workers that come back (srt/restart_policy.hpp, the role's restart).

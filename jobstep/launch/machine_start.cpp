@@ -260,9 +260,13 @@ void Launch::start_router() {
   if (!router) return;
   enter("router");
   start(*router);
-  // Under --dp-aware AToMesh lists one worker per DP rank ("URL@r") and counts each in its
-  // stats (core/worker_registry.rs): the gate waits for every rank, not one per server.
-  const bool per_rank = std::find(router->argv.begin(), router->argv.end(), "--dp-aware") != router->argv.end();
+  // Under --dp-aware AToMesh (and sglang-router) lists one worker per DP rank ("URL@r") and
+  // counts each in its stats (core/worker_registry.rs); the vLLM Router does the same for a URL
+  // under --intra-node-data-parallel-size N > 1 (core/plan/vllm_router.cpp). The gate waits for
+  // every rank, not one per server, and no more.
+  const auto flag = std::find(router->argv.begin(), router->argv.end(), "--intra-node-data-parallel-size");
+  const bool per_rank = std::find(router->argv.begin(), router->argv.end(), "--dp-aware") != router->argv.end() ||
+                        (flag != router->argv.end() && std::next(flag) != router->argv.end() && *std::next(flag) != "1");
   int prefill = 0, decode = 0;
   for (const auto& p : job_.plan.processes) {
     const int listed = per_rank ? p.dp_ranks : 1;
@@ -271,17 +275,24 @@ void Launch::start_router() {
   }
   std::string why = "no answer yet";
   double last_probe = -1;
+  bool extra = false;
   const bool listed = sys::poll_until(job_.health_budget_seconds, kPoll, [&] {
     check();
     const double now = console_.seconds();
     if (now - last_probe < kProbeSeconds) return false;
     last_probe = now;
-    return workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), prefill, decode, why);
+    const bool open = workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), prefill,
+                                   decode, why, &extra);
+    if (extra) throw failed(Cause::router_gate, "the router's /workers lists more workers than the Plan has (" + why +
+                                                    "); the benchmark would reach an engine that is not the job's",
+                            {router->node});
+    return open;
   });
   if (!listed)
     throw failed(Cause::router_gate, "the router's /workers did not list every worker within " +
                                          std::to_string(job_.health_budget_seconds) + " s: " + why, {router->node});
   console_.line("router ready: " + why);
+  router_counts_ = {prefill, decode};
   wait_router_warm(*router);
 }
 // A router that lists every worker may still refuse completions until it is warm (503 from
@@ -290,6 +301,20 @@ void Launch::start_router() {
 // /v1/models) goes through the router's public port, as the benchmark's requests do, until one
 // answers 200, within the health budget. One canary: it is one more request for every engine
 // (the lab's SRT_STANDIN_HANG_AFTER_REQUESTS counts it).
+// After a benchmark point: the router still lists exactly the Plan's workers. "" when it does (or
+// the job has no /workers gate), else what it lists, for the point's reason: a worker that
+// registered meanwhile took part of the point's requests.
+std::string Launch::router_workers_changed() {
+  const Process* router = job_.plan.find("router");
+  if (!router || router->readiness.kind != "workers" || router_counts_.first < 0) return "";
+  std::string why;
+  bool extra = false;
+  if (workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), router_counts_.first,
+                   router_counts_.second, why, &extra) || !extra)
+    return "";  // fewer is a worker's end, which check() reports as itself
+  return "the router's /workers lists more workers than the Plan has after the point (" + why + ")";
+}
+
 void Launch::wait_router_warm(const Process& router) {
   constexpr int kCanaryReadSeconds = 30;  // a first completion; signals wait at most this long
   constexpr std::chrono::seconds kCanaryRetry{1};

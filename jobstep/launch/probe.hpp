@@ -21,8 +21,9 @@ ProbeResult http_get(const std::string& host, int port, const std::string& path)
 ProbeResult http_post_json(const std::string& host, int port, const std::string& path, const std::string& body,
                            int read_seconds);
 
-// AToMesh's /workers gate (srtctl wait_for_model): stats.prefill_count >= prefill and
-// decode_count + regular_count >= decode. `why` says what is still missing.
-bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why);
+// AToMesh's /workers gate (srtctl wait_for_model): stats.prefill_count is prefill and
+// decode_count + regular_count is decode. `why` says what is still missing, or what is extra.
+// `extra` (optional): set when the router lists more workers than that.
+bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why, bool* extra = nullptr);
 
 }  // namespace srt::launch

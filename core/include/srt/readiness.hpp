@@ -8,12 +8,16 @@ namespace srt {
 
 struct Readiness {
   bool ready = false;
+  // The router lists more workers than the Plan has: something else registered with it (the
+  // router's registration is unauthenticated), and requests would reach a stranger's engine.
+  bool extra = false;
   std::string why;  // "router sees prefill 1/2, decode 1/1", or what is wrong with the answer
 };
 
-// AToMesh's GET /workers (srtctl wait_for_model): ready when stats.prefill_count >= prefill and
-// decode_count + regular_count >= decode. A count that is absent reads as 0; one that is not a
-// non-negative integer keeps the gate closed and is named.
+// AToMesh's GET /workers (srtctl wait_for_model, which waits for at least as many): ready when
+// stats.prefill_count is prefill and decode_count + regular_count is decode, exactly; more than
+// that is `extra`. A count that is absent reads as 0; one that is not a non-negative integer
+// keeps the gate closed and is named.
 Readiness router_workers_ready(std::string_view body, int prefill, int decode);
 
 }  // namespace srt

@@ -70,3 +70,19 @@ TEST_CASE("workers gate: bodies that are not AToMesh's answer keep it closed", "
     CHECK_FALSE(why.empty());
   }
 }
+
+// The router's registration is unauthenticated: anyone on the network can add a worker, and the
+// benchmark's requests would reach it. More workers than planned keep the gate closed and say so.
+TEST_CASE("workers gate: more workers than the Plan has keep it closed, as a stranger's", "[launch][hostile]") {
+  std::string why;
+  bool extra = false;
+  CHECK_FALSE(workers_gate(answer(R"({"stats": {"prefill_count": 2, "decode_count": 1}})"), 1, 1, why, &extra));
+  CHECK(extra);
+  CHECK_THAT(why, Catch::Contains("prefill 2/1") && Catch::Contains("something else registered"));
+  CHECK_FALSE(workers_gate(answer(R"({"stats": {"regular_count": 9}})"), 0, 8, why, &extra));
+  CHECK(extra);
+  CHECK(workers_gate(answer(R"({"stats": {"regular_count": 8}})"), 0, 8, why, &extra));
+  CHECK_FALSE(extra);
+  CHECK_FALSE(workers_gate(answer(R"({"stats": {"regular_count": 7}})"), 0, 8, why, &extra));
+  CHECK_FALSE(extra);  // fewer: still starting, not a stranger
+}
