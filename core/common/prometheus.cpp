@@ -91,11 +91,9 @@ std::optional<std::map<std::string, std::string>> parse_labels(std::string_view 
   return out;
 }
 
-}  // namespace
-
-std::vector<PrometheusSample> prometheus_samples(std::string_view text, std::string_view metric) {
-  std::vector<PrometheusSample> out;
-  if (metric.empty()) return out;
+// f(line) for each line of `text` that is not blank or a comment, a trailing '\r' removed.
+template <typename F>
+void each_sample_line(std::string_view text, F&& f) {
   std::size_t from = 0;
   while (from < text.size()) {
     std::size_t end = text.find('\n', from);
@@ -103,44 +101,46 @@ std::vector<PrometheusSample> prometheus_samples(std::string_view text, std::str
     std::string_view line = text.substr(from, end - from);
     from = end + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.size() <= metric.size() || line.front() == '#' || line.compare(0, metric.size(), metric) != 0) continue;
+    if (!line.empty() && line.front() != '#') f(line);
+  }
+}
+
+}  // namespace
+
+std::vector<PrometheusSample> prometheus_samples(std::string_view text, std::string_view metric) {
+  std::vector<PrometheusSample> out;
+  if (metric.empty()) return out;
+  each_sample_line(text, [&](std::string_view line) {
+    if (line.size() <= metric.size() || line.compare(0, metric.size(), metric) != 0) return;
     std::size_t at = metric.size();
     PrometheusSample sample;
     if (line[at] == '{') {
       const std::size_t close = end_of_labels(line, at);
-      if (close == std::string_view::npos) continue;
+      if (close == std::string_view::npos) return;
       auto labels = parse_labels(line.substr(at, close - at));
-      if (!labels) continue;
+      if (!labels) return;
       sample.labels = std::move(*labels);
       at = close;
     } else if (line[at] != ' ' && line[at] != '\t') {
-      continue;  // a longer name that starts with this one
+      return;  // a longer name that starts with this one
     }
     while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
     const std::size_t stop_at = line.find_first_of(" \t", at);
     const std::string number(line.substr(at, stop_at == std::string_view::npos ? std::string_view::npos : stop_at - at));
-    if (number.empty()) continue;
+    if (number.empty()) return;
     char* stop = nullptr;
     sample.value = std::strtod(number.c_str(), &stop);
-    if (stop != number.c_str() + number.size()) continue;
-    out.push_back(std::move(sample));
-  }
+    if (stop == number.c_str() + number.size()) out.push_back(std::move(sample));
+  });
   return out;
 }
 
 std::optional<double> prometheus_sum(std::string_view text, std::string_view metric, std::string_view label) {
   std::optional<double> sum;
   if (metric.empty()) return sum;
-  std::size_t from = 0;
-  while (from < text.size()) {
-    std::size_t end = text.find('\n', from);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(from, end - from);
-    from = end + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.front() == '#') continue;
+  each_sample_line(text, [&](std::string_view line) {
     if (const auto v = sample_value(line, metric, label)) sum = sum.value_or(0) + *v;
-  }
+  });
   return sum;
 }
 
