@@ -268,6 +268,9 @@ if [ "$quick" = 0 ]; then
   # the interception off. The blocks are still scanned: ld.so allocates them with the interposed
   # malloc, and LSan counts its allocations as roots (use_ld_allocations).
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  # The known leaks of others' code (libslurm's host-list parser, glibc's resolver): the file
+  # says why each is there. The script tests set the same through their own LSAN_OPTIONS.
+  export LSAN_OPTIONS="suppressions=$src/tests/unit/helper/libslurm.lsan.supp:print_suppressions=0"
   # Both on every core: nothing else runs now, the unit tests that share ports hold a
   # RESOURCE_LOCK, and each fuzz target is one process bounded by its own time.
   phase "ctest unit (asan+ubsan)" run_ctest "$asan_build" unit -j "$jobs"
