@@ -20,10 +20,7 @@ std::optional<TelemetryPlan> telemetry_plan(const Recipe& r, const Profile& p) {
   t.startup_timeout_seconds = r.telemetry.startup_timeout_seconds;
   t.request_timeout_seconds = r.telemetry.request_timeout_seconds;
   t.exporter = *e;
-  if (t.exporter.binary.empty()) {
-    const auto alias = p.containers.find(t.exporter.container_image);
-    if (alias != p.containers.end()) t.exporter.container_image = alias->second;
-  }
+  if (t.exporter.binary.empty()) t.exporter.container_image = image_of(r, p, Role::gpu_exporter);
   t.from = r.telemetry.exporter ? "recipe" : "profile";
   return t;
 }

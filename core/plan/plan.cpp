@@ -204,11 +204,14 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
     if (reads_point_variable(recipe.benchmark)) plan.benchmark_points = recipe.benchmark.concurrencies;
   }
 
+  // A node where a worker runs (telemetry's exporters and host_setup's `nodes: workers` go there).
+  const auto has_worker = [&plan](int node_index) {
+    return std::any_of(plan.processes.begin(), plan.processes.end(),
+                       [node_index](const Process& p) { return p.is_worker() && p.node_index == node_index; });
+  };
   if (std::optional<TelemetryPlan> t = telemetry_plan(recipe, profile)) {
     for (auto& node : plan.nodes) {
-      const bool worker = std::any_of(plan.processes.begin(), plan.processes.end(),
-                                      [&node](const Process& p) { return p.is_worker() && p.node_index == node.index; });
-      if (!worker) continue;
+      if (!has_worker(node.index)) continue;
       plan.processes.push_back(make_gpu_exporter(*t, node, ports[std::size_t(node.index)]));
       node.roles.push_back(plan.processes.back().name);
     }
@@ -221,9 +224,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   if (const HostSetup& hs = effective_host_setup(recipe, profile); hs.enabled()) {
     HostSetupPlan h;
     for (const auto& node : plan.nodes) {
-      const bool worker = std::any_of(plan.processes.begin(), plan.processes.end(),
-                                      [&node](const Process& p) { return p.is_worker() && p.node_index == node.index; });
-      if (hs.nodes == "workers" ? worker : !node.roles.empty()) h.nodes.push_back(node.name);
+      if (hs.nodes == "workers" ? has_worker(node.index) : !node.roles.empty()) h.nodes.push_back(node.name);
     }
     h.script = host_setup_script(hs.commands);
     h.teardown = host_setup_script(hs.teardown);

@@ -70,10 +70,11 @@ inline constexpr const char* kMissingGpuExporterFix =
     "add telemetry.dcgm_exporter (container_image, port, command; kind: custom with gpu_labels and gpu_metrics for "
     "ROCm's device-metrics-exporter) or ask the cluster's admin for a default_gpu_exporter";
 
-// The exporter's argv: `command` split as a POSIX shell splits words (no expansion), with each
-// "{port}" replaced by the port; a dcgm exporter without a command runs dcgm-exporter on the
-// port. `binary`, when set, is argv[0] and `command` its arguments. Throws srt::Error on an
-// unbalanced quote.
+// The exporter's argv: `command` split at spaces and tabs, with each "{port}" replaced by the
+// port; a dcgm exporter without a command runs srtctl's dcgm-exporter command on the port.
+// `binary`, when set, is argv[0] and `command` its arguments. Throws srt::Error when the command
+// holds what a shell would read (gpu_exporter_command_problem): srtctl shlex-splits it, and
+// srt-spank refuses rather than guess.
 std::vector<std::string> gpu_exporter_argv(const GpuExporter& e);
 
 // Why `command` cannot run as plain words ("" when it can): it holds a character a shell would
