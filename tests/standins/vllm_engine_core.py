@@ -185,11 +185,17 @@ def engine_core_main(spec, ready_conn):
         time.sleep(0.2)
 
 
-def coordinator_main():
+def coordinator_main(ready_conn):
     set_process_name("VLLM::DPCoordinator")
     clog = setup_logging("vllm.DPCoordinator")
     parent = os.getppid()
     clog.info("DP Coordinator pid=%d (ipc:// sockets only)", os.getpid())
+    # vllm/v1/engine/coordinator.py: the coordinator waits for every engine's subscription and
+    # answers READY before the engines finish their handshake, so the API server never serves
+    # with its coordinator still starting.
+    clog.info("All engine subscriptions received by DP coordinator")
+    ready_conn.send(True)
+    ready_conn.close()
     while True:
         _exit_if_orphaned(parent, clog)
         time.sleep(0.2)
@@ -221,6 +227,7 @@ class Engine:
             args.prefill_context_parallel_size
         self.ranks = []
         self.coordinator = None
+        self.coordinator_ready = None
         self._rotate = 0
 
     def start(self):
@@ -230,8 +237,12 @@ class Engine:
             for _ in range(DP_MASTER_PORT_COUNT):
                 dp_ports.append(get_open_port(skip=dp_ports))
             log.info("DP master ports (from the VLLM_PORT scan): %s", dp_ports)
-            self.coordinator = ctx.Process(target=coordinator_main, name="DPCoordinator")
+            coordinator_recv, coordinator_send = ctx.Pipe(duplex=False)
+            self.coordinator = ctx.Process(target=coordinator_main, args=(coordinator_send,),
+                                           name="DPCoordinator")
             self.coordinator.start()
+            coordinator_send.close()
+            self.coordinator_ready = coordinator_recv
             log.info("Started DP Coordinator process (PID: %d)", self.coordinator.pid)
         for r in range(self.dp):
             spec = {"model": self.model, "dp_rank": r, "dp_size": self.dp,
@@ -249,9 +260,11 @@ class Engine:
 
     def wait_ready(self):
         """None when every EngineCore is ready, else the dead child's description."""
-        pending = {r.ready: r for r in self.ranks}
+        pending = {r.ready: r.process for r in self.ranks}
+        if self.coordinator_ready is not None:
+            pending[self.coordinator_ready] = self.coordinator
         while pending:
-            waitables = list(pending) + [r.process.sentinel for r in pending.values()]
+            waitables = list(pending) + [proc.sentinel for proc in pending.values()]
             for obj in multiprocessing.connection.wait(waitables, timeout=0.5):
                 if obj in pending:
                     try:

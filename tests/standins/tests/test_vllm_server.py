@@ -138,6 +138,11 @@ class Server(StandinTestCase):
         names = sorted(comm(p) for p in tree)
         self.assertEqual(names.count("VLLM::EngineCor"), 2, names)
         self.assertIn("VLLM::DPCoordin", names)
+        # As vLLM's coordinator.py: the coordinator has every engine's subscription before the
+        # API server says it is up, so no child is still starting once /health answers.
+        out = proc.output()
+        subscribed = out.find("All engine subscriptions received by DP coordinator")
+        self.assertTrue(0 <= subscribed < out.find("Application startup complete."), out[-2000:])
         # The API port and, held by EngineCore_DP0, two ports of the VLLM_PORT scan block (the
         # DP group's and the world group's stores); nothing else listens (ZMQ is ipc://).
         listening = listening_ports()
