@@ -4,7 +4,8 @@
 #   1. the plugin's cost for jobs that do not use it, and with --srt-recipe, on a real 3-node lab
 #      (tests/bench/lab_cost.py: interleaved srun -N3 true, ratios of medians, slurmstepd RSS)
 #   2. the Plan, validation, topology, the KV relay (the C++ benches of this build)
-#   3. srt-helper as whole processes (wall, peak RSS), and srtctl dry-run where it is installed
+#   3. srt-helper as whole processes (wall, peak RSS), `srtctl apply --json` with sbatch faked
+#      (tests/bench/apply_cost.sh), and srtctl dry-run where it is installed
 #   4. orchestration on the lab: job start -> first request, last response -> end, readiness lag
 #      (tests/bench/bench-launch.sh)
 # Needs root (the lab) and a build with tests (SRT_BUILD_TESTS=ON). The lab is stopped on exit.
@@ -79,6 +80,9 @@ printf '%-34s %9s %9s %9s\n' command median min "RSS MiB"
 "$HERE/process_cost.py" "srt-helper plan (DSV4 2P1D, 3 nodes)" 20 -- \
   "$helper" plan "$dsv4" --nodelist 'mi355x-[01-03]' --topology "$fixture" --json
 "$HERE/process_cost.py" "srt-helper nodes (DSV4 2P1D)" 20 -- "$helper" nodes "$dsv4"
+# srtctl apply --json, as InferenceX's runner calls it once per job (sbatch faked; srtctl's
+# dry-run beside it when SRTCTL_SRC is set).
+"$HERE/apply_cost.sh" "$build" 20
 # srtctl: installed, or a checkout of NVIDIA/srt-slurm named by SRTCTL_SRC (its Python packages
 # come from Debian, installed by scripts/install-deps.sh). Upstream srtctl has no ATOM backend, so
 # the comparable input is srt-slurm's own examples/example.yaml (SGLang 1P1D), which srt-helper
