@@ -65,6 +65,8 @@ std::string setup_script_path(const Recipe& r, const Profile& p, const Process& 
 
 std::string image_of(const Recipe& r, const Profile& p, Role role) {
   std::string image = r.model.container;
+  // Schema 2's roles.<role>.container (srtctl v2.18 RoleConfig: "defaults to model.container").
+  if (const auto own = r.per_role.container.find(to_string(role)); own != r.per_role.container.end()) image = own->second;
   if (role == Role::router && !r.frontend.container_image.empty()) image = r.frontend.container_image;
   if (role == Role::benchmark && !r.benchmark.container_image.empty()) image = r.benchmark.container_image;
   if (role == Role::gpu_exporter)

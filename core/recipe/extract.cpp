@@ -162,6 +162,13 @@ void extract(Recipe& r) {
   }
   r.environment = pairs(at(root, {"environment"}));
   r.srun_options = pairs(at(root, {"srun_options"}));
+  // Schema 2's roles.<role>.{container,srun_options}, which the normalizer keeps under that path.
+  for (const char* role : {"prefill", "decode", "agg"}) {
+    if (const Json* c = at(root, {"roles", role, "container"}); c && c->is_string())
+      r.per_role.container[role] = c->get<std::string>();
+    if (const Json* o = at(root, {"roles", role, "srun_options"}); o && o->is_object())
+      r.per_role.srun_options[role] = pairs(o);
+  }
   r.sbatch_directives = pairs(at(root, {"sbatch_directives"}));
   r.container_mounts = pairs(at(root, {"container_mounts"}));
   if (const Json* m = at(root, {"extra_mount"}); m && m->is_array())

@@ -26,7 +26,7 @@ int detect_layout(const Document& doc, schema::Issues& issues, bool current_sche
 // A schema-2 Document (already checked against recipe_schema_v2()) as the v1-shaped Document the
 // rest of the loader reads, with Document::aliases naming the schema-2 paths; 2.x's own rules.
 Document normalize_v2(Document doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported,
-                      std::map<std::string, RestartPolicy>& restart);
+                      RoleOverrides& per_role);
 
 // Fills the typed fields of `r` from r.source.root (already schema-checked).
 void extract(Recipe& r);

@@ -53,7 +53,7 @@ Recipe recipe_from_document(Document doc, int default_gpus_per_node, bool curren
   schema::Issues issues;
   if (recipe_detail::detect_layout(doc, issues, current_schema) == 2) {
     schema::check(doc, schema::recipe_schema_v2(), issues, r.unsupported_keys);
-    r.source = recipe_detail::normalize_v2(std::move(doc), current_schema, issues, r.unsupported_keys, r.restart);
+    r.source = recipe_detail::normalize_v2(std::move(doc), current_schema, issues, r.unsupported_keys, r.per_role);
   } else {
     r.source = std::move(doc);
     schema::check(r.source, schema::recipe_schema(), issues, r.unsupported_keys);
@@ -74,6 +74,18 @@ Recipe recipe_from_document(Document doc, int default_gpus_per_node, bool curren
   for (auto& w : issues.warnings) r.source.warnings.push_back(std::move(w));
   if (!issues.errors.empty()) throw Error(std::move(issues.errors));
   return r;
+}
+
+EnvList srun_options_of(const Recipe& r, const std::string& role) {
+  EnvList out = r.srun_options;
+  const auto own = r.per_role.srun_options.find(role);
+  if (own == r.per_role.srun_options.end()) return out;
+  for (const auto& option : own->second) {
+    auto same = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == option.first; });
+    if (same != out.end()) same->second = option.second;
+    else out.push_back(option);
+  }
+  return out;
 }
 
 }  // namespace srt

@@ -63,7 +63,11 @@ class SafeText {
 
   void run() {
     name();
-    for (const char* dict : {"srun_options", "sbatch_directives"}) options(dict);
+    // roles.<role>.srun_options: schema 2's per-role options, kept under their own path by the
+    // normalizer (schema2_normalize.cpp).
+    for (const char* dict : {"srun_options", "sbatch_directives", "roles.prefill.srun_options",
+                             "roles.decode.srun_options", "roles.agg.srun_options"})
+      options(dict);
     for (const char* env : {"environment", "backend.prefill_environment", "backend.decode_environment",
                             "backend.aggregated_environment", "frontend.env", "benchmark.env"})
       environment(env);
@@ -113,7 +117,7 @@ class SafeText {
   void options(const char* dict) {
     const Json* m = mapping(dict);
     if (!m) return;
-    const std::string tool = std::string(dict) == "srun_options" ? "srun" : "sbatch";
+    const std::string tool = std::string(dict).find("srun_options") != std::string::npos ? "srun" : "sbatch";
     for (auto it = m->begin(); it != m->end(); ++it) {
       const std::string& k = it.key();
       const std::string raw = join_path(dict, k), path = join_path(dict, shown(k));

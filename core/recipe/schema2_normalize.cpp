@@ -72,8 +72,8 @@ class Normalizer {
   // out_'s. engine() and to_backend move the engine's keys and each role's env and args (the bulk)
   // into place.
   Normalizer(Document&& in, bool current, schema::Issues& issues, std::vector<std::string>& unsupported,
-             std::map<std::string, RestartPolicy>& restart)
-      : in_(std::move(in)), current_(current), issues_(issues), unsupported_(unsupported), restart_(restart) {
+             RoleOverrides& per_role)
+      : in_(std::move(in)), current_(current), issues_(issues), unsupported_(unsupported), per_role_(per_role) {
     out_.file = in_.file;  // marks, warnings and overrides: moved over once the last diagnostic on in_ is made (run())
     out_.aliases.reserve(32);
     if (!in_.root.is_object()) {
@@ -133,26 +133,51 @@ class Normalizer {
     return put(out_.root, section, object_of_capacity(kSectionCapacity));
   }
 
+  // The first role's engine, when the recipe has no top-level one (srtctl v2.18: "set on every
+  // role when no top-level engine is declared"); engine_path_ then names it.
+  Json* lift_role_engine() {
+    Json* roles = get(in_.root, "roles");
+    for (const RoleNames& n : role_names()) {
+      Json* r = roles ? get(*roles, n.role) : nullptr;
+      Json* e = r ? get(*r, "engine") : nullptr;
+      if (!e) continue;
+      engine_path_ = n.path + ".engine";
+      if (!e->is_string() && !e->is_object()) {
+        error(engine_path_, "must be an engine name or a mapping {type, engine options}", "write engine: sglang, for example");
+        return nullptr;
+      }
+      lifted_engine_ = *e;  // the other roles must say the same (role_engine)
+      return e;
+    }
+    return nullptr;
+  }
+
   void engine() {
     Json* e = get(in_.root, "engine");
+    const bool lifted = !e && (e = lift_role_engine()) != nullptr;
+    const std::string& base = engine_path_;
     const Json* legacy = get(in_.root, "backend");
     const std::string legacy_type = legacy ? text_of(get(*legacy, "type")) : std::string();
-    if (!e || issues_.bad("engine")) {
+    if (!e || issues_.bad(base)) {
       type_ = legacy_type.empty() ? "sglang" : legacy_type;  // srtctl's BackendConfigField default
       return;
     }
-    std::string type = "sglang", type_path = "engine";
+    std::string type = "sglang", type_path = base;
     Json& b = slot("backend");
     if (e->is_string()) {
       type = e->get<std::string>();
     } else if (e->is_object()) {
-      if (e->contains("type")) type = text_of(get(*e, "type")), type_path = "engine.type";
+      if (e->contains("type")) type = text_of(get(*e, "type")), type_path = base + ".type";
       for (auto it = e->begin(); it != e->end(); ++it) {
-        if (it.key() == "type" || issues_.bad("engine." + it.key())) continue;
+        if (it.key() == "type" || issues_.bad(base + "." + it.key())) continue;
+        // A role's engine was kept as written by the schema-2 table: its keys are checked as the
+        // v1 backend's (check_backend), at their own lines.
+        if (lifted) written(it.key());
         put(b, it.key(), std::move(it.value()));  // in_ is ours and nothing reads engine's keys again
-        alias("backend." + it.key(), "engine." + it.key());
+        alias("backend." + it.key(), base + "." + it.key());
       }
     }
+    if (lifted) written("type");
     if (!legacy_type.empty() && legacy_type != type)
       error(type_path, "engine '" + type + "' conflicts with backend.type '" + legacy_type + "'",
             "keep one of them (srtctl 2.0 core/config.py)");
@@ -178,6 +203,7 @@ class Normalizer {
     std::optional<bool> sidecar;
     std::string sidecar_path;
     bool colocate = false;
+    Json kept = Json::object();  // roles.<role>.{container,srun_options}, put in out_ after the loop
     for (const RoleNames& n : role_names()) {
       Json* r = get(*roles, n.role);
       if (!r || !r->is_object()) continue;
@@ -205,8 +231,18 @@ class Normalizer {
         std::vector<RestartPolicyProblem> problems;
         const auto policy = parse_restart_policy(*v, problems);
         for (const auto& p : problems) error(n.path + ".restart" + (p.key.empty() ? "" : "." + p.key), p.message, p.hint);
-        if (policy && policy->enabled()) restart_[n.role] = *policy;
+        if (policy && policy->enabled()) per_role_.restart[n.role] = *policy;
       }
+      // srtctl v2.18's role image and per-role srun options: v1 has no spelling for them, so they
+      // stay in the normalized document as roles.<role>.{container,srun_options} (their marks and
+      // paths are the file's), where extract() reads them and check_safe_text() checks the option
+      // names as it does the recipe's own.
+      for (const char* key : {"container", "srun_options"})
+        if (Json* v = get(*r, key)) {
+          if (v->is_string() && v->get_ref<const std::string&>().find_first_not_of(" \t") == std::string::npos)
+            error(n.path + "." + key, "is empty", "name an image or a cluster profile alias, or drop the key (model.container is the default)");
+          kept[n.role][key] = std::move(*v);
+        }
       to_backend(*r, n, "env", n.env_key, nullptr, legacy, [&] { alias(n.env); });
       to_backend(*r, n, "args", type_config_, &n.mode, legacy, [&] { alias("backend." + type_config_ + "." + n.mode, n.args); });
       if (get(*r, "extra_args")) {
@@ -231,9 +267,7 @@ class Normalizer {
           alias(n.kv_events_config), written("kv_events_config");
         }
       }
-      if (const Json* e = get(*r, "engine"); e && e->is_string() && e->get_ref<const std::string&>() != type_)
-        error(n.path + ".engine", "roles." + n.role + ".engine '" + e->get<std::string>() + "' differs from the recipe's engine '" + type_ + "'",
-              "every role runs the same engine (srtctl 2.0 core/roles.py)");
+      role_engine(*r, n);
       if (const Json* s = get(*r, "sidecar")) {
         const bool v = schema::as_boolean(*s).value_or(false);
         if (sidecar && *sidecar != v)
@@ -250,6 +284,31 @@ class Normalizer {
       if (!pg || !dg)
         error("roles.decode.nodes", "colocate needs gpus on both roles.prefill and roles.decode",
               "set roles.prefill.gpus and roles.decode.gpus (srtctl 2.0 core/roles.py)");
+    }
+    if (!kept.empty()) put(out_.root, "roles", std::move(kept));  // res and backend are not used past the loop
+  }
+
+  // roles.<role>.engine beside the recipe's engine (engine_path_, set by engine()).
+  void role_engine(const Json& role, const RoleNames& n) {
+    const Json* e = get(role, "engine");
+    const std::string here = n.path + ".engine";
+    if (!e) {
+      if (engine_path_ != "engine")
+        error(n.path, "names no engine while " + engine_path_ + " does: with no top-level engine every role names its own",
+              "add the same engine: to " + n.path + ", or write one top-level engine: (srtctl v2.18 core/roles.py)");
+      return;
+    }
+    if (here == engine_path_ || issues_.bad(here)) return;
+    if (engine_path_ == "engine") {
+      if (!e->is_string())
+        error(here, "cannot be combined with the top-level engine (srtctl takes one form or the other)",
+              "drop " + here + ", or move engine: into every role");
+      else if (e->get_ref<const std::string&>() != type_)
+        error(here, "roles." + n.role + ".engine '" + e->get<std::string>() + "' differs from the recipe's engine '" + type_ + "'",
+              "every role runs the same engine (srtctl 2.0 core/roles.py)");
+    } else if (*e != lifted_engine_) {
+      error(here, "differs from " + engine_path_ + ": srt-spank runs one engine, with one set of engine options, per job",
+            "give every role the same engine: value, or write it once as the top-level engine:");
     }
   }
 
@@ -418,8 +477,10 @@ class Normalizer {
   bool current_;
   schema::Issues& issues_;
   std::vector<std::string>& unsupported_;
-  std::map<std::string, RestartPolicy>& restart_;  // the roles' enabled policies (Recipe::restart)
+  RoleOverrides& per_role_;  // the roles' enabled restart policies (Recipe::per_role)
   std::string type_ = "sglang";
+  std::string engine_path_ = "engine";  // where the engine is written: engine, or roles.<role>.engine
+  Json lifted_engine_;                  // a role's engine as written, when it is the recipe's
   std::string type_config_;  // backend.<engine>_config, from type_ once engine() has set it
   std::vector<std::string> written_;
 };
@@ -448,8 +509,8 @@ int detect_layout(const Document& doc, schema::Issues& issues, bool current_sche
 }
 
 Document normalize_v2(Document doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported,
-                      std::map<std::string, RestartPolicy>& restart) {
-  return Normalizer(std::move(doc), current_schema, issues, unsupported, restart).run();
+                      RoleOverrides& per_role) {
+  return Normalizer(std::move(doc), current_schema, issues, unsupported, per_role).run();
 }
 
 }  // namespace srt::recipe_detail

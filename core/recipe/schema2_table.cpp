@@ -56,11 +56,16 @@ Field role(const std::string& name, bool decode) {
                  any("env", "environment of these workers ({node}, {node_id} substituted)"),
                  any("args", "engine flags of these workers (v1: backend.<engine>_config." + mode + ")"),
                  any("extra_args", "extra engine arguments (v1: backend." + mode + "_extra_args)"),
-                 str("engine", "must be the recipe's engine"), any("kv_events", "publish KV events (bool or {publisher, topic})"),
+                 // A name or {type, engine options}: with no top-level engine, every role gives the
+                 // same one (srtctl v2.18 core/roles.py; checked by the normalizer).
+                 any("engine", "the engine of these workers: the recipe's, or with no top-level engine, the same on every role"),
+                 str("container", "image or cluster profile alias of these workers (default: model.container)"),
+                 dict("srun_options", "--key=value on these workers' steps, over the recipe's srun_options").nullable_values(),
+                 any("kv_events", "publish KV events (bool or {publisher, topic})"),
                  boolean("sidecar", "Dynamo KV-router sidecar (must agree across roles)").inert(),
                  boolean("critical", "an exit of this role ends the job").def("true").tier2(),
                  // srtctl v2.18: checked by the normalizer (srt/restart_policy.hpp) and kept as
-                 // Recipe::restart; the launcher supervises by it (jobstep/launch/supervise.cpp).
+                 // Recipe::per_role.restart; the launcher supervises by it (jobstep/launch/supervise.cpp).
                  any("restart", "relaunch exited workers in place: never (default), on-failure, always, or "
                                 "{policy, max_restarts, backoff_seconds, max_backoff_seconds}")),
       "the " + mode + " workers");

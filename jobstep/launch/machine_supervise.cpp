@@ -58,8 +58,8 @@ std::string exit_history(const std::vector<RestartEvent>& events, const std::str
 bool Launch::supervise(const RunningStep& ended, const std::string& what) {
   const Process& p = *ended.process;
   if (!p.is_worker()) return false;
-  const auto policy = job_.recipe.restart.find(to_string(p.role));
-  if (policy == job_.recipe.restart.end()) return false;
+  const auto policy = job_.recipe.per_role.restart.find(to_string(p.role));
+  if (policy == job_.recipe.per_role.restart.end()) return false;
   const std::string label = endpoint_label(p.role, p.index);
   auto ep = std::find_if(restart_endpoints_.begin(), restart_endpoints_.end(),
                          [&](const RestartEndpoint& e) { return e.label == label; });
@@ -128,7 +128,7 @@ void Launch::relaunch(const PendingRelaunch& pending) {
     if (s.ended < 0 && same_endpoint(*s.process, role, index) && !s.srun.finished())
       stop_step(s, job_.plan.job_id, options_.grace_seconds, console_);
   console_.line(label + ": relaunch " + std::to_string(attempt) + " in " + seconds_text(backoff) + " s (restart: " +
-                to_string(job_.recipe.restart.at(to_string(role)).when) + ")");
+                to_string(job_.recipe.per_role.restart.at(to_string(role)).when) + ")");
   // The backoff counts from the step's end, not from now: what check() and the node's question
   // took is part of it.
   sys::poll_until(std::max(0.0, backoff - (console_.seconds() - exited)), kPoll, [&] {

@@ -56,7 +56,7 @@ StepCommand step_command(const Job& job, const Process& p) {
   // The recipe's srun_options, after the container's as srtctl orders them. pyxis's own options
   // (container-*) mean nothing without pyxis, and srun would refuse them.
   if (p.role != Role::kv_relay)
-    for (const auto& [key, value] : job.recipe.srun_options) {
+    for (const auto& [key, value] : srun_options_of(job.recipe, to_string(p.role))) {
       if (job.profile.container_runtime != ContainerRuntime::pyxis && key.rfind("container-", 0) == 0) continue;
       c.srun.push_back(value.empty() ? "--" + key : "--" + key + "=" + value);
     }

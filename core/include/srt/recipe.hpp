@@ -120,6 +120,14 @@ struct HealthCheck {
   int interval_seconds = 10;
 };
 
+// Schema 2's keys of roles.<role> that the v1 layout has no spelling for, by role ("prefill",
+// "decode", "agg"); a role absent from a map has the recipe's own setting.
+struct RoleOverrides {
+  std::map<std::string, RestartPolicy> restart;  // enabled policies; absent: never relaunched (srtctl's default)
+  std::map<std::string, std::string> container;  // the role's image or profile alias, for model.container
+  std::map<std::string, EnvList> srun_options;   // merged over the recipe's srun_options on its worker steps
+};
+
 struct Recipe {
   Document source;                     // what it was read from: marks for later errors
   std::string name;
@@ -142,9 +150,7 @@ struct Recipe {
   std::string setup_script;
   std::string log_dir;
   bool infra_dedicated_node = false;   // infra.etcd_nats_dedicated_node
-  // Schema 2's roles.<role>.restart, by role ("prefill", "decode", "agg"); a role not here is
-  // never relaunched (srtctl's default). v1 has no such key.
-  std::map<std::string, RestartPolicy> restart;
+  RoleOverrides per_role;              // schema 2's per-role keys that v1 has no spelling for
   // Keys srtctl knows and this project cannot launch yet: accepted by validate/nodes/plan,
   // refused by launch, each with its key path ("sweep"), or "path=value" for a value
   // ("backend.type=sglang").
@@ -174,5 +180,11 @@ void apply_overrides(Document& doc, const std::vector<std::string>& set, const s
 Json recipe_json_schema(int layout = 1);
 // The cluster profile's keys as JSON Schema (the same table `validate` and the plugin check).
 Json profile_json_schema();
+
+// The srun options of a step of `role` ("prefill", "decode", "agg", "router", ...): the recipe's,
+// with the role's own (schema 2's roles.<role>.srun_options, srtctl v2.18: "merged over the recipe
+// srun_options on this role's worker steps only") replacing an option of the same name in place,
+// or added after them.
+EnvList srun_options_of(const Recipe& r, const std::string& role);
 
 }  // namespace srt

@@ -100,6 +100,11 @@ LIMITS = {
 }
 
 
+# Mappings srtctl's schema types by their values only, and the keys its loader accepts in them
+# (srtctl core/roles.py: the worker roles).
+MAPPING_KEYS = {"roles": ("prefill", "decode", "agg")}
+
+
 def walk(schema, root, path, out, seen=()):
     """Every property path of `schema` -> the set of its types and enum values, and whether
     the path keeps what is written under it (open)."""
@@ -128,6 +133,12 @@ def walk(schema, root, path, out, seen=()):
         entry["open"] = True  # any value at all
     for k, v in props.items():
         walk(v, root, f"{path}.{k}" if path else k, out, seen)
+    # A mapping whose values follow one schema (srtctl's roles: additionalProperties RoleConfig):
+    # its entries are the names srtctl's loader takes there.
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict) and extra and path in MAPPING_KEYS:
+        for k in MAPPING_KEYS[path]:
+            walk(extra, root, f"{path}.{k}", out, seen)
     if isinstance(schema.get("items"), dict):
         walk(schema["items"], root, path + "[]", out, seen)
 

@@ -308,22 +308,22 @@ TEST_CASE("schema 2: role parts are checked against the engine once, at their ow
 }
 
 // srtctl v2.18's roles.<role>.restart: known, checked where it is written, and kept by role as
-// Recipe::restart (the launcher supervises by it); never relaunches nothing and is not kept.
+// Recipe::per_role.restart (the launcher supervises by it); never relaunches nothing and is not kept.
 TEST_CASE("schema 2: roles.<role>.restart is srtctl's policy, checked at its line, kept by role", "[recipe][schema2]") {
-  CHECK(load(kV2 + "    restart: never\n").restart.empty());
-  CHECK(load(kV2 + "    restart: {policy: never, max_restarts: 5}\n").restart.empty());
+  CHECK(load(kV2 + "    restart: never\n").per_role.restart.empty());
+  CHECK(load(kV2 + "    restart: {policy: never, max_restarts: 5}\n").per_role.restart.empty());
   const srt::Recipe on_failure = load(kV2 + "    restart: on-failure\n");
   CHECK(on_failure.unsupported_keys.empty());
-  REQUIRE(on_failure.restart.count("decode") == 1);
-  CHECK(on_failure.restart.count("prefill") == 0);
-  CHECK(on_failure.restart.at("decode").when == srt::RestartWhen::on_failure);
-  CHECK(on_failure.restart.at("decode").max_restarts == 3);  // srtctl's defaults
-  CHECK(on_failure.restart.at("decode").backoff_seconds == 10);
+  REQUIRE(on_failure.per_role.restart.count("decode") == 1);
+  CHECK(on_failure.per_role.restart.count("prefill") == 0);
+  CHECK(on_failure.per_role.restart.at("decode").when == srt::RestartWhen::on_failure);
+  CHECK(on_failure.per_role.restart.at("decode").max_restarts == 3);  // srtctl's defaults
+  CHECK(on_failure.per_role.restart.at("decode").backoff_seconds == 10);
   const srt::Recipe always = load(kV2 + "    restart: {policy: always, max_restarts: 1, backoff_seconds: 1.5}\n");
-  REQUIRE(always.restart.count("decode") == 1);
-  CHECK(always.restart.at("decode").when == srt::RestartWhen::always);
-  CHECK(always.restart.at("decode").max_restarts == 1);
-  CHECK(always.restart.at("decode").backoff_seconds == 1.5);
+  REQUIRE(always.per_role.restart.count("decode") == 1);
+  CHECK(always.per_role.restart.at("decode").when == srt::RestartWhen::always);
+  CHECK(always.per_role.restart.at("decode").max_restarts == 1);
+  CHECK(always.per_role.restart.at("decode").backoff_seconds == 1.5);
 
   expect(errors(kV2 + "    restart: sometimes\n"), "roles.decode.restart", 14, 5, "expected never, on-failure or always");
   const auto ds = errors(kV2 + "    restart: {policy: on-failure, max_restarts: -1, backof_seconds: 2}\n");
