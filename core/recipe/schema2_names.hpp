@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "extract.hpp"
 
@@ -37,6 +38,13 @@ struct RoleNames {
   Alias nodes, workers, gpus, critical, env, extra, kv_events_config, enable_kv_events;
   std::string args;  // the v1 side of its alias names the engine: backend.<engine>_config.<mode>
 };
+
+// resources.<v1 role size key> -> roles.<role>.<key> (schema2_layout.cpp), for the keys
+// `resources` has, in its order; with_critical adds <role>_critical.
+void legacy_resources(const Json& root, std::vector<std::pair<std::string, std::string>>& out, bool with_critical);
+
+// The v1-only keys srtctl's require_current_schema refuses, each with its schema-2 spelling.
+std::vector<std::pair<std::string, std::string>> legacy_keys(const Json& root);
 
 inline const std::array<RoleNames, 3>& role_names() {
   static const std::array<RoleNames, 3> names{RoleNames("prefill"), RoleNames("decode"), RoleNames("agg")};
