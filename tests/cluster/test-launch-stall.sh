@@ -71,7 +71,7 @@ assert points[sys.argv[2]]["step_name"] == "benchmark_c" + sys.argv[2]
 steps = [p["step_name"] for p in status["processes"]]
 assert [s for s in steps if s.startswith("benchmark")] == ["benchmark_c" + c for c in sys.argv[3].split()] + ["benchmark_c" + sys.argv[2]], steps
 EOF
-  report=$("$SRT_HELPER" report "$dir" 2>&1) || true
+report=$("$SRT_HELPER" report "$dir" 2>&1) || true
   echo "$report"
   grep -q "stalled: nothing completed for $stall s" <<< "$report" || lab_fail "report does not say c$stalled stalled"
   grep -q "not run: the sweep stopped after c$stalled stalled" <<< "$report" || lab_fail "report does not say what was not run"
@@ -108,6 +108,9 @@ fi
 
 # --resume: the marker is there now (the hang was transient), so a new job with the same recipe
 # runs the points missing or failed in the tree (c512 and later), merged into the same tree.
+# An earlier, failed result for c512 under another name (a renamed recipe's) must not stay beside
+# its replacement as a second c512: the merge moves it to fixed-seq/superseded/.
+echo '{"completed": 0, "num_prompts": 512}' > "$dir/fixed-seq/renamed-earlier-c512.json"
 t1=$(lab_now)
 rc=0
 out=$(PATH="$LAB_BASE/bin:$PATH" SRTSLURM_CONFIG="$profile" SRT_STANDIN_TOKEN_MS=10 \
@@ -129,8 +132,11 @@ print("merged:", old["state"], old["reason"], old["resumed_by"])
 assert old["state"] == "completed" and old["resumed_by"] == [rjid]
 assert all(p["state"] == "ok" for p in old["benchmark_points"].values()), old["benchmark_points"]
 assert old["benchmark_points"]["512"]["resumed_by"] == rjid and "resumed_by" not in old["benchmark_points"]["256"]
+assert old["benchmark_points"]["512"]["superseded"] == "fixed-seq/superseded/renamed-earlier-c512.json", old["benchmark_points"]["512"]
 assert new["concurrencies"] == [512, 768, 1024, 2048], new["concurrencies"]  # it ran only those
 PY
+[[ -f "$dir/fixed-seq/superseded/renamed-earlier-c512.json" && ! -e "$dir/fixed-seq/renamed-earlier-c512.json" ]] ||
+  lab_fail "the earlier c512 result was not moved to fixed-seq/superseded/"
 report=$("$SRT_HELPER" report "$dir" 2>&1) || { echo "$report"; lab_fail "report of the merged tree failed"; }
 grep -q "5 point(s): 5 ok, 0 failed, 0 missing" <<< "$report" || { echo "$report"; lab_fail "report does not read one valid sweep"; }
 launch_assert_clean "$rjid" 10
