@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -108,6 +109,7 @@ class Launch {
   void start_router();
   std::string router_workers_changed();
   std::pair<int, int> router_counts_{-1, -1};  // prefill, decode the /workers gate opened at
+  std::set<std::string> router_urls_;           // the workers' URLs the router was given (the gate's list)
   void wait_router_warm(const Process& router);
 
   // machine_supervise.cpp: workers that come back (srt/restart_policy.hpp, the role's restart).

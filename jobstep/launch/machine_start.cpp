@@ -273,6 +273,7 @@ void Launch::start_router() {
     if (p.role == Role::prefill) prefill += listed;
     if (p.role == Role::decode || p.role == Role::agg) decode += listed;
   }
+  router_urls_ = planned_worker_urls(job_.plan);
   std::string why = "no answer yet";
   double last_probe = -1;
   bool extra = false;
@@ -282,8 +283,8 @@ void Launch::start_router() {
     if (now - last_probe < kProbeSeconds) return false;
     last_probe = now;
     const bool open = workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), prefill,
-                                   decode, why, &extra);
-    if (extra) throw failed(Cause::router_gate, "the router's /workers lists more workers than the Plan has (" + why +
+                                   decode, why, &extra, &router_urls_);
+    if (extra) throw failed(Cause::router_gate, "the router's /workers lists workers the Plan does not have (" + why +
                                                     "); the benchmark would reach an engine that is not the job's",
                             {router->node});
     return open;
@@ -310,9 +311,10 @@ std::string Launch::router_workers_changed() {
   std::string why;
   bool extra = false;
   if (workers_gate(http_get(address(*router), router->readiness.port, router->readiness.path), router_counts_.first,
-                   router_counts_.second, why, &extra) || !extra)
+                   router_counts_.second, why, &extra, &router_urls_) ||
+      !extra)
     return "";  // fewer is a worker's end, which check() reports as itself
-  return "the router's /workers lists more workers than the Plan has after the point (" + why + ")";
+  return "the router's /workers lists workers the Plan does not have after the point (" + why + ")";
 }
 
 void Launch::wait_router_warm(const Process& router) {

@@ -44,13 +44,14 @@ ProbeResult http_post_json(const std::string& host, int port, const std::string&
   return result_of(client.Post(path, body, "application/json"));
 }
 
-bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why, bool* extra) {
+bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why, bool* extra,
+                  const std::set<std::string>* planned) {
   if (extra) *extra = false;
   if (!r.ok) {
     why = r.why;
     return false;
   }
-  const Readiness gate = router_workers_ready(r.body, prefill, decode);
+  const Readiness gate = router_workers_ready(r.body, prefill, decode, planned);
   why = gate.why;
   if (extra) *extra = gate.extra;
   return gate.ready;

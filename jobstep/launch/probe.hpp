@@ -1,5 +1,6 @@
 // Readiness probes over HTTP (cpp-httplib): a worker's /health, the router's /workers.
 #pragma once
+#include <set>
 #include <string>
 
 #include "srt/document.hpp"
@@ -24,6 +25,7 @@ ProbeResult http_post_json(const std::string& host, int port, const std::string&
 // AToMesh's /workers gate (srtctl wait_for_model): stats.prefill_count is prefill and
 // decode_count + regular_count is decode. `why` says what is still missing, or what is extra.
 // `extra` (optional): set when the router lists more workers than that.
-bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why, bool* extra = nullptr);
+bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why, bool* extra = nullptr,
+                  const std::set<std::string>* planned = nullptr);
 
 }  // namespace srt::launch

@@ -1,10 +1,13 @@
 // The launcher's readiness gate on what the job's router answers. Pure: the HTTP body in, a
 // verdict out; any body is safe to give it (read as srt/untrusted_json.hpp reads).
 #pragma once
+#include <set>
 #include <string>
 #include <string_view>
 
 namespace srt {
+
+struct Plan;
 
 struct Readiness {
   bool ready = false;
@@ -17,7 +20,15 @@ struct Readiness {
 // AToMesh's GET /workers (srtctl wait_for_model, which waits for at least as many): ready when
 // stats.prefill_count is prefill and decode_count + regular_count is decode, exactly; more than
 // that is `extra`. A count that is absent reads as 0; one that is not a non-negative integer
-// keeps the gate closed and is named.
-Readiness router_workers_ready(std::string_view body, int prefill, int decode);
+// keeps the gate closed and is named. With `planned` (planned_worker_urls), every entry of the
+// answer's `workers` list must be one of those URLs, "URL@<rank>" as a DP-aware router lists a
+// rank: one that is not is `extra` too, named, though the counts match (a stranger registered
+// while a planned worker had not yet).
+Readiness router_workers_ready(std::string_view body, int prefill, int decode,
+                               const std::set<std::string>* planned = nullptr);
+
+// The URLs the Plan's router is given for its workers (http://<node address>:<worker's port>), as
+// the frontend adapters render them.
+std::set<std::string> planned_worker_urls(const Plan& plan);
 
 }  // namespace srt

@@ -3,6 +3,7 @@
 // or closed with a reason, and no exception leaves it.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
 
 #include "launch/probe.hpp"
@@ -85,4 +86,34 @@ TEST_CASE("workers gate: more workers than the Plan has keep it closed, as a str
   CHECK_FALSE(extra);
   CHECK_FALSE(workers_gate(answer(R"({"stats": {"regular_count": 7}})"), 0, 8, why, &extra));
   CHECK_FALSE(extra);  // fewer: still starting, not a stranger
+}
+
+TEST_CASE("workers gate: with the Plan's URLs, a stranger's entry closes it though the counts match", "[launch][hostile]") {
+  const std::set<std::string> planned = {"http://10.0.0.1:20000", "http://10.0.0.2:20000"};
+  auto listed = [](const std::string& a, const std::string& b) {
+    return R"({"workers": [{"url": ")" + a + R"("}, {"url": ")" + b +
+           R"("}], "stats": {"prefill_count": 1, "decode_count": 1}})";
+  };
+  std::string why;
+  bool extra = true;
+  CHECK(workers_gate(answer(listed("http://10.0.0.1:20000", "http://10.0.0.2:20000")), 1, 1, why, &extra, &planned));
+  CHECK_FALSE(extra);
+  // A DP-aware router lists each rank as URL@rank: the URL is the Plan's.
+  CHECK(workers_gate(answer(listed("http://10.0.0.1:20000@0", "http://10.0.0.2:20000@7")), 1, 1, why, &extra, &planned));
+  // One planned worker not yet registered and a stranger in its place: two of two, one not the job's.
+  CHECK_FALSE(workers_gate(answer(listed("http://10.0.0.1:20000", "http://10.9.9.9:20000")), 1, 1, why, &extra, &planned));
+  CHECK(extra);
+  CHECK_THAT(why, Catch::Contains("http://10.9.9.9:20000") && Catch::Contains("none of the Plan's workers"));
+  // A rank suffix is only digits: "@evil" is another URL.
+  CHECK_FALSE(workers_gate(answer(listed("http://10.0.0.1:20000@evil", "http://10.0.0.2:20000")), 1, 1, why, &extra, &planned));
+  CHECK(extra);
+  // Entries the gate cannot read are not the job's either; none of it throws.
+  for (const std::string entry : {R"({"id": 1})", R"({"url": 5})", R"("http://10.0.0.1:20000")", "null"}) {
+    INFO(entry);
+    const std::string body = R"({"workers": [)" + entry + R"(], "stats": {"prefill_count": 1}})";
+    REQUIRE_NOTHROW(workers_gate(answer(body), 1, 0, why, &extra, &planned));
+    CHECK(extra);
+  }
+  // Without the Plan's URLs (as before): counts only.
+  CHECK(workers_gate(answer(listed("http://10.9.9.9:1", "http://10.9.9.9:2")), 1, 1, why, &extra));
 }
