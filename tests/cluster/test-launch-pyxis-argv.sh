@@ -4,13 +4,20 @@
 # an srt job, every step's srun line from `srt-helper launch --dry-run` under a pyxis profile is
 # run with `env` as its command, and each task must see the image, the mounts (in srtctl's
 # order: /logs first, /dev/kfd, /dev/dri, the profile's default_mounts, srt-exec) and the
-# recipe's container srun_options as pyxis would receive them.
+# recipe's container srun_options as pyxis would receive them; the decode role has its own image
+# and srun option (srtctl v2.18's roles.<role>.container and .srun_options), which its step alone
+# gets.
 set -euo pipefail
 # shellcheck source=launch-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
 work=$(lab_scratch launch-pyxis)
-recipe="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
+shipped="$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml"
+recipe=$work/recipe.yaml
+role_image="rocm/atom-dev:decode-role-image"
+awk -v img="$role_image" '{ print } /^  decode:$/ {
+  print "    container: \"" img "\""; print "    srun_options: {container-workdir: /tmp}" }' "$shipped" > "$recipe"
+grep -q "container: \"$role_image\"" "$recipe" || lab_fail "the decode role's container was not added to the recipe"
 sed -e 's/^container_runtime: .*/container_runtime: pyxis/' -e "s|^results_root: .*|results_root: $work/results|" \
   "$LAB_BASE/etc/srt/cluster.yaml" > "$work/pyxis.yaml"
 cat > "$work/job.sh" <<'JOB'
@@ -35,7 +42,11 @@ logs="$work/results/$jid/logs"
 image=$(awk -F'"' '/^  container:/ { print $2; exit }' "$recipe")
 for log in node1_prefill_w0.out node2_decode_w0.out node1_atomesh_0.out benchmark.out; do
   [[ -s "$logs/$log" ]] || lab_fail "no $log"
-  grep -qxF "FAKE_PYXIS_CONTAINER_IMAGE=$image" "$logs/$log" || lab_fail "$log: image not passed"
+  want_image=$image workdir=absent
+  [[ "$log" == *decode* ]] && want_image=$role_image workdir=/tmp
+  grep -qxF "FAKE_PYXIS_CONTAINER_IMAGE=$want_image" "$logs/$log" || lab_fail "$log: image $want_image not passed"
+  got_workdir=$(sed -n 's/^FAKE_PYXIS_CONTAINER_WORKDIR=//p' "$logs/$log")
+  [[ "${got_workdir:-absent}" == "$workdir" ]] || lab_fail "$log: --container-workdir is '${got_workdir:-absent}', want $workdir"
   grep -qx 'FAKE_PYXIS_NO_CONTAINER_MOUNT_HOME=1' "$logs/$log" || lab_fail "$log: --no-container-mount-home"
   grep -qx 'FAKE_PYXIS_NO_CONTAINER_ENTRYPOINT=1' "$logs/$log" || lab_fail "$log: --no-container-entrypoint"
   grep -qx 'FAKE_PYXIS_CONTAINER_WRITABLE=1' "$logs/$log" || lab_fail "$log: recipe srun_options"
