@@ -13,6 +13,7 @@
 #include "preflight.hpp"
 #include "probe.hpp"
 #include "srt/error.hpp"
+#include "srt/readiness.hpp"
 
 namespace srt::launch {
 
