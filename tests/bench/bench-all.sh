@@ -5,7 +5,7 @@
 #      (tests/bench/lab_cost.py: interleaved srun -N3 true, ratios of medians, slurmstepd RSS)
 #   2. the Plan, validation, topology, the KV relay (the C++ benches of this build)
 #   3. srt-helper as whole processes (wall, peak RSS), `srtctl apply --json` with sbatch faked
-#      (tests/bench/apply_cost.sh), and srtctl dry-run where it is installed
+#      (tests/bench/apply_cost.sh), and srtctl dry-run where it is installed, beside both
 #   4. orchestration on the lab: job start -> first request, last response -> end, readiness lag
 #      (tests/bench/bench-launch.sh)
 # Needs root (the lab) and a build with tests (SRT_BUILD_TESTS=ON). The lab is stopped on exit.
@@ -80,8 +80,7 @@ printf '%-34s %9s %9s %9s\n' command median min "RSS MiB"
 "$HERE/process_cost.py" "srt-helper plan (DSV4 2P1D, 3 nodes)" 20 -- \
   "$helper" plan "$dsv4" --nodelist 'mi355x-[01-03]' --topology "$fixture" --json
 "$HERE/process_cost.py" "srt-helper nodes (DSV4 2P1D)" 20 -- "$helper" nodes "$dsv4"
-# srtctl apply --json, as InferenceX's runner calls it once per job (sbatch faked; srtctl's
-# dry-run beside it when SRTCTL_SRC is set).
+# srtctl apply --json, as InferenceX's runner calls it once per job (sbatch faked).
 "$HERE/apply_cost.sh" "$build" 20
 # srtctl: installed, or a checkout of NVIDIA/srt-slurm named by SRTCTL_SRC (its Python packages
 # come from Debian, installed by scripts/install-deps.sh). Upstream srtctl has no ATOM backend, so
@@ -102,6 +101,11 @@ if (( ${#srtctl[@]} )) && [[ -f "$example" ]]; then
     | tee "$cmp_dir/theirs"
   awk 'NR == FNR { ours = $(NF - 2); next } { printf "srtctl / srt-helper (median wall): %.0fx\n", $(NF - 2) / ours }' \
     "$cmp_dir/ours" "$cmp_dir/theirs"
+  # apply, on the same example, against the same srtctl run: srtctl's apply is its dry-run and
+  # the submit (its apply needs a cluster's srtslurm.yaml).
+  "$HERE/apply_cost.sh" "$build" 20 "$example" | tee "$cmp_dir/apply"
+  awk 'NR == FNR { ours = $(NF - 2); next } { printf "srtctl dry-run / srt-spank apply --json (median wall): %.0fx\n", $(NF - 2) / ours }' \
+    "$cmp_dir/apply" "$cmp_dir/theirs"
   rm -rf "$cmp_dir"
 else
   echo "srtctl dry-run: not measured (no srtctl on PATH and no SRTCTL_SRC=<srt-slurm checkout>);"
