@@ -194,12 +194,11 @@ class Normalizer {
       // stay in the normalized document as roles.<role>.{container,srun_options} (their marks and
       // paths are the file's), where extract() reads them and check_safe_text() checks the option
       // names as it does the recipe's own.
+      if (const Json* c = get(*r, "container");
+          c && c->is_string() && c->get_ref<const std::string&>().find_first_not_of(" \t") == std::string::npos)
+        error(n.path + ".container", "is empty", "name an image or a cluster profile alias, or drop the key (model.container is the default)");
       for (const char* key : {"container", "srun_options"})
-        if (Json* v = get(*r, key)) {
-          if (v->is_string() && v->get_ref<const std::string&>().find_first_not_of(" \t") == std::string::npos)
-            error(n.path + "." + key, "is empty", "name an image or a cluster profile alias, or drop the key (model.container is the default)");
-          kept[n.role][key] = std::move(*v);
-        }
+        if (Json* v = get(*r, key)) kept[n.role][key] = std::move(*v);
       to_backend(*r, n, "env", n.env_key, nullptr, legacy, [&] { alias(n.env); });
       to_backend(*r, n, "args", type_config_, &n.mode, legacy, [&] { alias("backend." + type_config_ + "." + n.mode, n.args); });
       if (get(*r, "extra_args")) {

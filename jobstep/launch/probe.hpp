@@ -24,7 +24,8 @@ ProbeResult http_post_json(const std::string& host, int port, const std::string&
 
 // AToMesh's /workers gate (srtctl wait_for_model): stats.prefill_count is prefill and
 // decode_count + regular_count is decode. `why` says what is still missing, or what is extra.
-// `extra` (optional): set when the router lists more workers than that.
+// `extra` (optional): set when the router lists more workers than that, or, with `planned`
+// (planned_worker_urls), an entry that is none of those URLs (srt/readiness.hpp).
 bool workers_gate(const ProbeResult& r, int prefill, int decode, std::string& why, bool* extra = nullptr,
                   const std::set<std::string>* planned = nullptr);
 
