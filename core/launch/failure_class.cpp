@@ -16,9 +16,11 @@ const char* failure_class(Cause cause, std::optional<Role> role) {
     case Cause::step_ended:
       if (role == Role::router) return "router";
       if (role == Role::benchmark) return "benchmark";
+      if (role == Role::service) return "service";  // a critical one (services[].critical)
       return "engine";  // prefill, decode, agg and their kv-relays (a GPU exporter is never critical)
     case Cause::not_healthy: return "engine";
     case Cause::router_gate: return "router";
+    case Cause::service: return "service";
     case Cause::stalled: return "stall";
     case Cause::results: return "benchmark";
     case Cause::telemetry: return "telemetry";

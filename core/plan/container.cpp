@@ -89,6 +89,12 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
     }
   }
   c.image = image_of(r, p, proc.role);
+  // A service's own image (services[].container: an image or a profile alias), else the job's.
+  if (proc.role == Role::service && std::size_t(proc.index) < r.services.size())
+    if (const std::string& own = r.services[std::size_t(proc.index)].container; !own.empty()) {
+      const auto alias = p.containers.find(own);
+      c.image = alias == p.containers.end() ? own : alias->second;
+    }
   std::vector<Mount>& m = c.mounts;
   add(m, {job_directory(p, job_id) + "/logs", "/logs", false});
   // Its own directory only (where the recipes write, /results/$SLURM_JOB_ID): the whole root

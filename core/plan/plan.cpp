@@ -25,6 +25,7 @@ const char* to_string(Role role) {
     case Role::benchmark: return "benchmark";
     case Role::kv_relay: return "kv-relay";
     case Role::gpu_exporter: return "gpu-exporter";
+    case Role::service: return "service";
   }
   return "?";
 }
@@ -34,7 +35,7 @@ const char* to_string(KvMode mode) {
 }
 
 std::optional<Role> role_named(const std::string& name) {
-  for (Role r : {Role::prefill, Role::decode, Role::agg, Role::router, Role::benchmark, Role::kv_relay, Role::gpu_exporter})
+  for (Role r : {Role::prefill, Role::decode, Role::agg, Role::router, Role::benchmark, Role::kv_relay, Role::gpu_exporter, Role::service})
     if (name == to_string(r)) return r;
   return std::nullopt;
 }
@@ -151,6 +152,9 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
       ports[std::size_t(frontend_node)].claim(profile.frontend_port, "the public frontend port");
   }
 
+  // Before any worker's ports: a service's fixed readiness port is claimed first, so the
+  // allocator goes around it.
+  std::vector<Process> services = make_services(recipe, roles, endpoints, plan.nodes, ports);
   const WorkerContext ctx(recipe, profile, in.job_id, kv);
   std::vector<Process> relays;
   for (const auto& e : endpoints) {
@@ -202,6 +206,13 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
     plan.processes.push_back(make_benchmark(recipe, bench, plan.job_env));
     plan.nodes[std::size_t(roles.bench)].roles.push_back("benchmark");
     if (reads_point_variable(recipe.benchmark)) plan.benchmark_points = recipe.benchmark.concurrencies;
+  }
+
+  for (auto& sv : services) {
+    sv.env = plan.job_env;
+    for (const auto& [k, v] : recipe.services[std::size_t(sv.index)].env) set_env(sv.env, k, v);
+    plan.nodes[std::size_t(sv.node_index)].roles.push_back(sv.name);
+    plan.processes.push_back(std::move(sv));
   }
 
   // A node where a worker runs (telemetry's exporters and host_setup's `nodes: workers` go there).

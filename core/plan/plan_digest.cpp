@@ -105,6 +105,14 @@ std::string plan_digest(const Plan& plan) {
       e.str("adapter");
       e.str(p.adapter);
     }
+    // A service's probe has more than a worker's (Role::service is newer than every pinned Plan).
+    if (p.role == Role::service) {
+      e.str("probe");
+      e.num(p.readiness.status);
+      e.str(p.readiness.pattern);
+      e.num(p.readiness.timeout_seconds);
+      e.num(p.readiness.interval_seconds);
+    }
     // The same for a setup script: a Plan without one keeps its digest.
     if (!p.setup_script.empty()) {
       e.str("setup_script");

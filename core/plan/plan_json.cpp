@@ -46,6 +46,13 @@ Json plan_to_json(const Plan& plan) {
     p.ports.each([&ports](const char* kind, const std::vector<int>& list) { ports[kind] = list; });
     o["ports"] = ports;
     o["readiness"] = {{"kind", p.readiness.kind}, {"port", p.readiness.port}, {"path", p.readiness.path}};
+    if (p.role == Role::service) {
+      Json& r = o["readiness"];
+      if (p.readiness.kind == "http") r["status"] = p.readiness.status;
+      if (p.readiness.kind == "log") r["pattern"] = p.readiness.pattern;
+      r["timeout_seconds"] = p.readiness.timeout_seconds;
+      r["interval_seconds"] = p.readiness.interval_seconds;
+    }
     o["log_file"] = p.log_file;
     o["critical"] = p.critical;
     o["container"] = container_object(p.container);

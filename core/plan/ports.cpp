@@ -86,10 +86,9 @@ int NodePorts::pattern(const std::vector<std::pair<int, int>>& blocks, const std
        "widen port_range_begin/port_range_end in the cluster profile, or put fewer workers per node");
 }
 
-void NodePorts::claim(int port, const std::string& what) {
+void NodePorts::claim(int port, const std::string& what, const std::string& hint) {
   if (const Taken* t = holder(port))
-    fail("node " + node_ + ": port " + std::to_string(port) + " for " + what + " is already used by " +
-         t->what, "choose another frontend_port in the cluster profile");
+    fail("node " + node_ + ": port " + std::to_string(port) + " for " + what + " is already used by " + t->what, hint);
   taken_.push_back({port, 1, what});
   taken_ports_ += 1;
 }

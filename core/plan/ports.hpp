@@ -20,8 +20,10 @@ class NodePorts {
   // first being {0, 1} (P itself). For programs that derive hidden ports from one they are given
   // (SGLang's DP attention: P+13, P+233..P+239). Returns P; every block is taken.
   int pattern(const std::vector<std::pair<int, int>>& blocks, const std::string& what);
-  // A fixed port (the public frontend port): must not be taken already.
-  void claim(int port, const std::string& what);
+  // A fixed port (the public frontend port, a service's): must not be taken already; `hint` is
+  // what the error says to do.
+  void claim(int port, const std::string& what,
+             const std::string& hint = "choose another frontend_port in the cluster profile");
 
   int range_begin() const { return begin_; }
   int range_end() const { return end_; }

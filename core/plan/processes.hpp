@@ -55,6 +55,11 @@ Process make_kv_relay(const Endpoint& e, const PlanNode& node, NodePorts& ports)
 // its exporter on one worker node, whose fixed port it claims there.
 std::optional<TelemetryPlan> telemetry_plan(const Recipe& r, const Profile& p);
 Process make_gpu_exporter(const TelemetryPlan& t, const PlanNode& node, NodePorts& ports);
+// The recipe's generic services, one process per placed node (services.cpp), each readiness port
+// claimed on its node: called before the workers' ports are handed out. Their environment is
+// set once the job's is known (make_plan).
+std::vector<Process> make_services(const Recipe& r, const NodeRoles& roles, const std::vector<Endpoint>& endpoints,
+                                   const std::vector<PlanNode>& nodes, std::vector<NodePorts>& ports);
 // Where a worker's ranks publish in relay mode and its kv-relay listens: one per worker and job.
 std::string kv_relay_ingress(const Process& relay);
 

@@ -75,6 +75,46 @@ std::vector<int> concurrencies(const Json* v) {
   return out;
 }
 
+// The generic services of a schema-2 recipe, which the normalizer keeps under `services` (the
+// file's list; its other kinds are read as the v1 keys they became). srtctl v2.18's defaults.
+std::vector<Service> read_services(const Json* list) {
+  std::vector<Service> out;
+  if (!list || !list->is_array()) return out;
+  for (const Json& s : *list) {
+    if (!s.is_object() || text(at(s, {"type"}), "generic") != "generic" || !boolean(at(s, {"enabled"}), true)) continue;
+    Service v;
+    v.name = text(at(s, {"name"}));
+    for (const char* k : {"command", "args"})
+      if (const Json* a = at(s, {k}); a && a->is_array())
+        for (const auto& x : *a) v.argv.push_back(python_str(x));
+    v.container = text(at(s, {"container"}));
+    v.env = pairs(at(s, {"env"}));
+    v.preamble = text(at(s, {"preamble"}));
+    v.node = text(at(s, {"placement", "node"}), "head");
+    v.before_workers = text(at(s, {"start"})) == "before_workers";
+    v.critical = boolean(at(s, {"critical"}), false);
+    v.cpus_per_task = integer(at(s, {"cpus_per_task"}), 0);
+    v.cpu_bind = text(at(s, {"cpu_bind"}));
+    v.srun_options = pairs(at(s, {"srun_options"}));
+    if (const Json* r = at(s, {"readiness"})) {
+      ServiceProbe& p = v.readiness;
+      p.timeout_seconds = integer(at(*r, {"timeout_seconds"}), p.timeout_seconds);
+      p.interval_seconds = integer(at(*r, {"interval_seconds"}), p.interval_seconds);
+      if (const Json* port = at(*r, {"port"})) p.kind = "tcp", p.port = integer(port, 0);
+      if (const Json* port = at(*r, {"tcp", "port"})) p.kind = "tcp", p.port = integer(port, 0);
+      if (const Json* h = at(*r, {"http"})) {
+        p.kind = "http";
+        p.port = integer(at(*h, {"port"}), 0);
+        p.path = text(at(*h, {"path"}), p.path);
+        p.status = integer(at(*h, {"status"}), p.status);
+      }
+      if (const Json* l = at(*r, {"log"})) p.kind = "log", p.pattern = text(at(*l, {"pattern"}));
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 void extract(Recipe& r) {
@@ -169,6 +209,7 @@ void extract(Recipe& r) {
     if (const Json* o = at(root, {"roles", role, "srun_options"}); o && o->is_object())
       r.per_role.srun_options[role] = pairs(o);
   }
+  r.services = read_services(at(root, {"services"}));
   r.sbatch_directives = pairs(at(root, {"sbatch_directives"}));
   r.container_mounts = pairs(at(root, {"container_mounts"}));
   if (const Json* m = at(root, {"extra_mount"}); m && m->is_array())

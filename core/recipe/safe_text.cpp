@@ -71,6 +71,7 @@ class SafeText {
     for (const char* env : {"environment", "backend.prefill_environment", "backend.decode_environment",
                             "backend.aggregated_environment", "frontend.env", "benchmark.env"})
       environment(env);
+    services();
     container_mounts();
     extra_mount();
     post_eval();
@@ -102,6 +103,20 @@ class SafeText {
     return cur->is_object() ? cur : nullptr;
   }
 
+  // Schema 2's services, kept whole under their own path by the normalizer: a generic one's
+  // environment and srun options reach its step as the recipe's own do.
+  void services() {
+    const Json* list = root_.is_object() && root_.contains("services") ? &root_["services"] : nullptr;
+    if (!list || !list->is_array()) return;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const Json& s = (*list)[i];
+      if (!s.is_object()) continue;
+      const std::string base = index_path("services", i);
+      if (auto e = s.find("env"); e != s.end()) environment(base + ".env", &*e);
+      if (auto o = s.find("srun_options"); o != s.end()) options(base + ".srun_options", &*o);
+    }
+  }
+
   void name() {
     if (!root_.is_object() || !root_.contains("name") || !root_["name"].is_string()) return;
     const std::string n = root_["name"].get<std::string>();
@@ -114,10 +129,10 @@ class SafeText {
     if (has_control(n)) return error("name", "name", "contains a control character (" + shown(n) + ")", hint);
   }
 
-  void options(const char* dict) {
-    const Json* m = mapping(dict);
-    if (!m) return;
-    const std::string tool = std::string(dict).find("srun_options") != std::string::npos ? "srun" : "sbatch";
+  void options(const std::string& dict) { options(dict, mapping(dict)); }
+  void options(const std::string& dict, const Json* m) {
+    if (!m || !m->is_object()) return;
+    const std::string tool = dict.find("srun_options") != std::string::npos ? "srun" : "sbatch";
     for (auto it = m->begin(); it != m->end(); ++it) {
       const std::string& k = it.key();
       const std::string raw = join_path(dict, k), path = join_path(dict, shown(k));
@@ -139,9 +154,9 @@ class SafeText {
     }
   }
 
-  void environment(const char* dict) {
-    const Json* m = mapping(dict);
-    if (!m) return;
+  void environment(const std::string& dict) { environment(dict, mapping(dict)); }
+  void environment(const std::string& dict, const Json* m) {
+    if (!m || !m->is_object()) return;
     for (auto it = m->begin(); it != m->end(); ++it) {
       const std::string& k = it.key();
       const std::string raw = join_path(dict, k), path = join_path(dict, shown(k));

@@ -315,6 +315,7 @@ class Normalizer {
     if (!list || !list->is_array()) return;
     std::optional<bool> infra_dedicated;
     std::string infra_path, master_path;
+    std::set<std::string> names;  // the generic services' (the others are named by their kind)
     const std::set<std::string> known = {"generic", "etcd", "nats", "mooncake-master", "mooncake-store"};
     for (std::size_t i = 0; i < list->size(); ++i) {
       const Json& s = (*list)[i];
@@ -338,11 +339,7 @@ class Normalizer {
       if (type == "generic" && !get(s, "command")) error(p + ".command", "is required for a generic service", "give its argv");
       if (get(s, "source") && !node.empty() && node != "head" && node != "infra" && node != "dedicated")
         error(p + ".placement.node", "a service with source: needs a single-node placement (head, infra or dedicated)");
-      if (text_of(get(s, "start")) == "with_workers")
-        issues_.warnings.push_back(in_.at(p + ".start", "start: with_workers is newer than srt-slurm v2.2.1 (UNCONFIRMED); accepted"));
-      for (const char* k : {"nodes", "pool", "terminal"})
-        if (get(s, k))
-          issues_.warnings.push_back(in_.at(p + "." + k, "service pools are newer than srt-slurm v2.2.1 (UNCONFIRMED); accepted, not launched"));
+      if (type == "generic") check_generic_service(s, p, in_, issues_, unsupported_, names);
       if (!known.count(type))
         issues_.warnings.push_back(in_.at(p + ".type", "service type '" + type + "' is not one srtctl 2.0 names (exporter kinds are UNCONFIRMED); accepted"));
       const Json* opts = get(s, "options");
@@ -377,11 +374,14 @@ class Normalizer {
         slot("backend")["mooncake_kv_store"] = store;
         written("mooncake_kv_store");
         alias("backend.mooncake_kv_store", p);
-      } else {
-        unsupported_.push_back(p);  // srt-spank starts no services of its own yet
+      } else if (type != "generic") {
+        unsupported_.push_back(p + ".type=" + type);  // mooncake-store, the exporter kinds
       }
     }
+    // Kept whole, at the file's paths (their marks): extract() reads the generic ones.
+    out_.root["services"] = *list;
   }
+
 
   // InferenceX RECIPES.md says v2.2.1 refuses telemetry with a dedicated infra node; not seen in
   // srtctl's code (srt-slurm-v2.md 8, UNCONFIRMED), so a warning rather than an error.

@@ -20,6 +20,7 @@ enum class Cause {
   step_ended,     // a critical step ended by itself (the role says whose)
   not_healthy,    // workers not healthy within the health budget
   router_gate,    // the router's /workers never listed every worker
+  service,        // a recipe service was not ready in its timeout, or ended before it was
   stalled,        // nothing completed for the stall timeout
   results,        // the benchmark ran and its results are invalid, or a point's step failed
   telemetry,      // required power telemetry: exporters not ready, or the measurement not publishable
@@ -29,8 +30,8 @@ enum class Cause {
   internal,       // the launcher's own failure (a bug to report)
 };
 
-// "recipe", "image", "node", "engine", "router", "benchmark", "stall", "telemetry", "timeout", "cancelled",
-// or "internal". `role`: the Plan process that ended (step_ended).
+// "recipe", "image", "node", "engine", "router", "benchmark", "service", "stall", "telemetry",
+// "timeout", "cancelled", or "internal". `role`: the Plan process that ended (step_ended).
 const char* failure_class(Cause cause, std::optional<Role> role = std::nullopt);
 
 // Only a node's fault is worth the same job on other nodes (`srt-helper run --retry`).

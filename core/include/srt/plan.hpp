@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "srt/container_spec.hpp"
@@ -22,14 +23,22 @@ struct PlanNode {
 };
 
 struct Probe {
-  std::string kind;                    // "http" | "workers" | "none"
+  Probe() = default;
+  Probe(std::string k, int p, std::string pa) : kind(std::move(k)), port(p), path(std::move(pa)) {}
+  std::string kind;                    // "http" | "workers" | "none"; a service's also "tcp" | "log"
   int port = 0;
   std::string path;                    // "/health", "/workers"
+  // A service's probe only (Role::service): what srtctl's ServiceReadinessConfig gives it.
+  int status = 200;                    // http: the status that counts as ready
+  std::string pattern;                 // log: searched for in the step's log
+  int timeout_seconds = 0;             // per node; 0: the job's health budget
+  int interval_seconds = 0;
 };
 
 // What a process is. Strings appear only at the edges (plan.json, step names, messages).
-enum class Role { prefill, decode, agg, router, benchmark, kv_relay, gpu_exporter };
-const char* to_string(Role role);  // "prefill", ..., "kv-relay", "gpu-exporter"
+// service: one node's instance of a recipe's generic service (Recipe::services).
+enum class Role { prefill, decode, agg, router, benchmark, kv_relay, gpu_exporter, service };
+const char* to_string(Role role);  // "prefill", ..., "kv-relay", "gpu-exporter", "service"
 Role worker_role(WorkerMode mode);
 // A role's name as plan.json, probe answers and command lines spell it; nullopt: no role.
 std::optional<Role> role_named(const std::string& name);
@@ -62,6 +71,7 @@ struct ProcessPorts {
   std::vector<int> metrics;    // the router's --prometheus-port
   std::vector<int> nccl;       // SGLang --nccl-port (torch TCPStore)
   std::vector<int> scan;       // vLLM's VLLM_PORT: the range its get_open_port() scans from the first
+  std::vector<int> service;    // a service's readiness port (services[].readiness)
 
   // f(name, ports) for each kind the process binds, in name order.
   template <typename F>
@@ -69,7 +79,7 @@ struct ProcessPorts {
     const std::pair<const char*, const std::vector<int>*> kinds[] = {
         {"bootstrap", &bootstrap}, {"derived", &derived}, {"dist_init", &dist_init}, {"dp_base", &dp_base}, {"dp_master", &dp_master}, {"engine", &engine}, {"handshake", &handshake},
         {"http", &http}, {"kv_events", &kv_events}, {"kv_ingress", &kv_ingress}, {"metrics", &metrics},
-        {"nccl", &nccl}, {"scan", &scan}};
+        {"nccl", &nccl}, {"scan", &scan}, {"service", &service}};
     for (const auto& [name, ports] : kinds)
       if (!ports->empty()) f(name, *ports);
   }
@@ -82,7 +92,7 @@ struct ProcessPorts {
     return bootstrap == o.bootstrap && derived == o.derived && dist_init == o.dist_init && nccl == o.nccl &&
            dp_base == o.dp_base && dp_master == o.dp_master && engine == o.engine && handshake == o.handshake &&
            http == o.http && kv_events == o.kv_events && kv_ingress == o.kv_ingress && metrics == o.metrics &&
-           scan == o.scan;
+           scan == o.scan && service == o.service;
   }
   bool operator!=(const ProcessPorts& o) const { return !(*this == o); }
 };
@@ -93,9 +103,9 @@ void set_env(EnvList& env, const std::string& name, const std::string& value);
 struct Process {
   bool is_worker() const { return srt::is_worker(role); }
 
-  std::string name;                    // "prefill:0", "decode:0", "agg:0", "router", "benchmark"
+  std::string name;                    // "prefill:0", "decode:0", "agg:0", "router", "benchmark", "service:NAME:K"
   Role role = Role::prefill;
-  int index = 0;
+  int index = 0;                       // a service's: its place in Recipe::services
   int node_index = 0;
   std::string node;
   std::string step_name;               // Slurm step name: prefill_0, router, benchmark

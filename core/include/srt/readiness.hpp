@@ -1,6 +1,7 @@
 // The launcher's readiness gate on what the job's router answers. Pure: the HTTP body in, a
 // verdict out; any body is safe to give it (read as srt/untrusted_json.hpp reads).
 #pragma once
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -30,5 +31,12 @@ Readiness router_workers_ready(std::string_view body, int prefill, int decode,
 // The URLs the Plan's router is given for its workers (http://<node address>:<worker's port>), as
 // the frontend adapters render them.
 std::set<std::string> planned_worker_urls(const Plan& plan);
+
+// A service's log probe (log_readiness.cpp): whether a complete line of `log` from byte
+// `searched` on matches `pattern` (ECMAScript, as near Python's re as a recipe's pattern needs);
+// `searched` moves past every line looked at, so the next call reads only what the log gained.
+bool log_matches(const std::string& log, const std::string& pattern, std::size_t& searched);
+// Why `pattern` is no regular expression log_matches can use; nullopt when it is one.
+std::optional<std::string> log_pattern_error(const std::string& pattern);
 
 }  // namespace srt

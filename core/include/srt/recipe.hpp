@@ -115,6 +115,36 @@ struct HostSetup {
   bool enabled() const { return !commands.empty() || !teardown.empty(); }
 };
 
+// A generic service of schema 2's `services:` list (srtctl v2.18 ServiceConfig, type generic):
+// a process of the user's, in its image, on the nodes its placement names, started before the
+// workers or after the frontend, and waited for when it has a readiness probe
+// (docs/running-recipes.md "Services"). The other kinds (etcd, nats, mooncake-master) become the
+// v1 keys they were; the ones srt-spank cannot start are "cannot launch" keys.
+struct ServiceProbe {
+  std::string kind;                       // "tcp", "http", "log"; "" = none: running is ready
+  int port = 0;                           // tcp, http
+  std::string path = "/health";           // http
+  int status = 200;                       // http: the status that counts as ready
+  std::string pattern;                    // log: an ECMAScript regular expression, searched for
+  int timeout_seconds = 120;              // per node
+  int interval_seconds = 2;
+};
+
+struct Service {
+  std::string name;                       // unique; its step and log file name (service_<name>.out)
+  std::vector<std::string> argv;          // command, then args (not shell-interpreted)
+  std::string container;                  // image or profile alias; "" = model.container
+  EnvList env;
+  std::string preamble;                   // bash run in the step before argv (exec'd after it)
+  std::string node = "head";              // head, infra, prefill, decode, agg, workers, compute, all
+  bool before_workers = false;            // start: before_workers; else after_frontend
+  ServiceProbe readiness;
+  bool critical = false;                  // its end fails the job, as a worker's
+  int cpus_per_task = 0;                  // srun --cpus-per-task; 0 = not given
+  std::string cpu_bind;                   // srun --cpu-bind
+  EnvList srun_options;                   // over the recipe's, on this service's steps only
+};
+
 struct HealthCheck {
   int max_attempts = 180;
   int interval_seconds = 10;
@@ -151,6 +181,7 @@ struct Recipe {
   std::string log_dir;
   bool infra_dedicated_node = false;   // infra.etcd_nats_dedicated_node
   RoleOverrides per_role;              // schema 2's per-role keys that v1 has no spelling for
+  std::vector<Service> services;       // schema 2's generic services, in the file's order
   // Keys srtctl knows and this project cannot launch yet: accepted by validate/nodes/plan,
   // refused by launch, each with its key path ("sweep"), or "path=value" for a value
   // ("backend.type=sglang").

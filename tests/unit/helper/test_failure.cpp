@@ -27,6 +27,8 @@ TEST_CASE("each fault the lab can make has its failure class - only a node's is 
       {"the benchmark step fails (whole sweep)", Cause::step_ended, Role::benchmark, "benchmark"},
       {"workers never healthy (unhealthy)", Cause::not_healthy, none, "engine"},
       {"the router never lists every worker", Cause::router_gate, none, "router"},
+      {"a critical service ends (launch.services)", Cause::step_ended, Role::service, "service"},
+      {"a service not ready in its timeout (launch.services)", Cause::service, none, "service"},
       {"a wedged decode: nothing completes (stall, stall-point)", Cause::stalled, none, "stall"},
       {"results invalid: failed requests (mutation-dp-rank)", Cause::results, none, "benchmark"},
       {"slurmd killed: NODE_FAIL (fault.slurmd-killed)", Cause::node_failure, none, "node"},

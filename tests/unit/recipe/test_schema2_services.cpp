@@ -1,0 +1,253 @@
+// Schema 2's generic services (srtctl v2.18 ServiceConfig): read with srtctl's defaults, placed on
+// the nodes their placement names, their readiness port claimed before any worker's, their image,
+// environment and preamble in what the step runs; what srt-spank cannot run of them is a "cannot
+// launch" key, and a bad name or pattern is refused at its line.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "srt/error.hpp"
+#include "srt/plan.hpp"
+#include "srt/readiness.hpp"
+#include "srt/recipe.hpp"
+
+// The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
+namespace test_schema2_services {
+
+namespace {
+
+// services: starts on line 10.
+const std::string kPd =
+    "schema: 2\n"                                                          // 1
+    "name: t\n"                                                            // 2
+    "model: {path: m, container: img-a}\n"                                 // 3
+    "resources: {gpus_per_node: 8}\n"                                      // 4
+    "engine: sglang\n"                                                     // 5
+    "frontend: {type: sglang-router, enable_multiple_frontends: false}\n"  // 6
+    "roles:\n"                                                             // 7
+    "  prefill: {nodes: 1, workers: 1}\n"                                  // 8
+    "  decode: {nodes: 1, workers: 1}\n";                                  // 9
+
+const std::string kUmbp =
+    "services:\n"                                                                 // 10
+    "  - name: umbp\n"                                                            // 11
+    "    placement: {node: prefill}\n"                                           // 12
+    "    start: before_workers\n"                                                 // 13
+    "    critical: true\n"                                                        // 14
+    "    inherit_discovery_env: false\n"                                          // 15
+    "    command: [/opt/umbp_server, 'unix:///logs/umbp.sock']\n"                 // 16
+    "    args: [--verbose]\n"                                                     // 17
+    "    env: {UMBP_DRAM_CAPACITY: '1500000000000', GPU_MAX_HW_QUEUES: 5}\n"      // 18
+    "    preamble: 'export LD_LIBRARY_PATH=/opt/lib'\n"                          // 19
+    "    cpus_per_task: 4\n"                                                      // 20
+    "    srun_options: {mem: 8G}\n"                                               // 21
+    "    readiness: {log: {pattern: 'host memory registered'}, timeout_seconds: 5400, interval_seconds: 1}\n";  // 22
+
+srt::Recipe load(const std::string& text) {
+  srt::RecipeOptions o;
+  o.default_gpus_per_node = 8;
+  return srt::load_recipe_text(text, "r.yaml", o);
+}
+
+std::vector<srt::Diagnostic> errors(const std::string& text) {
+  try {
+    load(text);
+  } catch (const srt::Error& e) {
+    return e.diagnostics();
+  }
+  return {};
+}
+
+bool has(const std::vector<srt::Diagnostic>& ds, const std::string& path, const std::string& text, int line) {
+  for (const auto& d : ds) UNSCOPED_INFO(d.key_path << " @" << d.mark.line << ": " << d.str());
+  return std::any_of(ds.begin(), ds.end(), [&](const srt::Diagnostic& d) {
+    return d.key_path == path && d.message.find(text) != std::string::npos && d.mark.line == line;
+  });
+}
+
+srt::Plan plan_of(const srt::Recipe& r, const srt::Profile& profile = srt::default_profile()) {
+  srt::PlanInputs in;
+  in.job_id = 7;
+  in.recipe_path = "r.yaml";
+  in.nodes = {"n1", "n2"};
+  in.addresses = {{"n1", "10.0.0.1"}, {"n2", "10.0.0.2"}};
+  return srt::make_plan(r, profile, in);
+}
+
+std::vector<const srt::Process*> services_of(const srt::Plan& p) {
+  std::vector<const srt::Process*> out;
+  for (const auto& x : p.processes)
+    if (x.role == srt::Role::service) out.push_back(&x);
+  return out;
+}
+
+std::string env_of(const srt::Process& p, const std::string& name) {
+  for (const auto& [k, v] : p.env)
+    if (k == name) return v;
+  return "<unset>";
+}
+
+}  // namespace
+
+TEST_CASE("schema 2: a generic service is read with every key srt-spank runs, and launches", "[recipe][services]") {
+  const srt::Recipe r = load(kPd + kUmbp);
+  CHECK(r.unsupported_keys.empty());
+  REQUIRE(r.services.size() == 1);
+  const srt::Service& s = r.services[0];
+  CHECK(s.name == "umbp");
+  CHECK(s.argv == std::vector<std::string>{"/opt/umbp_server", "unix:///logs/umbp.sock", "--verbose"});
+  CHECK(s.node == "prefill");
+  CHECK(s.before_workers);
+  CHECK(s.critical);
+  CHECK(s.env == srt::EnvList{{"UMBP_DRAM_CAPACITY", "1500000000000"}, {"GPU_MAX_HW_QUEUES", "5"}});
+  CHECK(s.cpus_per_task == 4);
+  CHECK(s.readiness.kind == "log");
+  CHECK(s.readiness.pattern == "host memory registered");
+  CHECK(s.readiness.timeout_seconds == 5400);
+  CHECK(s.readiness.interval_seconds == 1);
+
+  // srtctl's defaults: head, after the frontend, not critical, 120 s / 2 s.
+  const srt::Recipe d = load(kPd + "services:\n  - {name: side, command: [sleep, inf], readiness: {port: 9000}}\n");
+  REQUIRE(d.services.size() == 1);
+  CHECK(d.services[0].node == "head");
+  CHECK_FALSE(d.services[0].before_workers);
+  CHECK_FALSE(d.services[0].critical);
+  CHECK(d.services[0].readiness.kind == "tcp");
+  CHECK(d.services[0].readiness.port == 9000);
+  CHECK(d.services[0].readiness.timeout_seconds == 120);
+  CHECK(d.services[0].readiness.interval_seconds == 2);
+  // enabled: false drops it; another kind is not a generic service.
+  CHECK(load(kPd + "services:\n  - {name: side, command: [x], enabled: false}\n").services.empty());
+}
+
+TEST_CASE("schema 2: a service runs on the nodes its placement names, in its image, with its probe", "[plan][services]") {
+  const srt::Plan p = plan_of(load(kPd + kUmbp));
+  const auto svc = services_of(p);
+  REQUIRE(svc.size() == 1);
+  const srt::Process& u = *svc[0];
+  const srt::Process* prefill = p.find("prefill:0");
+  REQUIRE(prefill);
+  CHECK(u.node == prefill->node);
+  CHECK(u.name == "service:umbp:0");
+  CHECK(u.step_name == "service_umbp_0");
+  CHECK(u.log_file == "service_umbp.out");
+  CHECK(u.critical);
+  CHECK(u.container.image == "img-a");  // the job's image when it names none
+  CHECK(u.readiness.kind == "log");
+  CHECK(u.readiness.pattern == "host memory registered");
+  CHECK(u.readiness.timeout_seconds == 5400);
+  // The preamble runs in the step's shell, which then becomes the command.
+  REQUIRE(u.argv.size() == 7);
+  CHECK(u.argv[0] == "bash");
+  CHECK(u.argv[2] == "export LD_LIBRARY_PATH=/opt/lib\nexec \"$@\"");
+  CHECK(std::vector<std::string>(u.argv.begin() + 4, u.argv.end()) ==
+        std::vector<std::string>{"/opt/umbp_server", "unix:///logs/umbp.sock", "--verbose"});
+  CHECK(env_of(u, "UMBP_DRAM_CAPACITY") == "1500000000000");
+  CHECK(env_of(u, "SRT_RECIPE") == "r.yaml");  // the job's contract, as the benchmark has it
+  CHECK(std::find(p.nodes[std::size_t(u.node_index)].roles.begin(), p.nodes[std::size_t(u.node_index)].roles.end(),
+                  "service:umbp:0") != p.nodes[std::size_t(u.node_index)].roles.end());
+
+  // all: one per node, each its own log; an alias of the profile names its image.
+  srt::Profile profile = srt::default_profile();
+  profile.containers["tools"] = "registry/tools:1";
+  const srt::Plan all = plan_of(load(kPd + "services:\n  - {name: side, command: [x], container: tools, placement: {node: all}}\n"),
+                                profile);
+  const auto each = services_of(all);
+  REQUIRE(each.size() == 2);
+  CHECK(each[0]->node == "n1");
+  CHECK(each[1]->node == "n2");
+  CHECK(each[0]->log_file == "service_side_n1.out");
+  CHECK(each[1]->step_name == "service_side_1");
+  CHECK(each[0]->container.image == "registry/tools:1");
+  CHECK(each[0]->readiness.kind == "none");
+  CHECK_FALSE(each[0]->critical);
+  // decode: the decode worker's node only.
+  const auto dec = services_of(plan_of(load(kPd + "services:\n  - {name: side, command: [x], placement: {node: decode}}\n")));
+  REQUIRE(dec.size() == 1);
+  CHECK(dec[0]->node == plan_of(load(kPd)).find("decode:0")->node);
+  // agg with no agg worker: said, not an empty placement.
+  REQUIRE_THROWS_WITH(plan_of(load(kPd + "services:\n  - {name: side, command: [x], placement: {node: agg}}\n")),
+                      Catch::Contains("'side' is placed on agg, and the job has no agg worker"));
+}
+
+TEST_CASE("schema 2: a service's readiness port is claimed before the workers', so none of theirs meets it", "[plan][services]") {
+  const srt::Recipe plain = load(kPd);
+  const srt::Plan before = plan_of(plain);
+  // The first port the allocator gave the prefill worker: a service there now holds it.
+  const srt::Process* prefill = before.find("prefill:0");
+  REQUIRE(prefill);
+  REQUIRE_FALSE(prefill->ports.http.empty());
+  const int taken = prefill->ports.http.front();
+  const srt::Plan p = plan_of(load(kPd + "services:\n  - {name: side, command: [x], placement: {node: prefill}, readiness: {port: " +
+                                   std::to_string(taken) + "}}\n"));
+  const auto svc = services_of(p);
+  REQUIRE(svc.size() == 1);
+  CHECK(svc[0]->ports.service == std::vector<int>{taken});
+  for (const auto& x : p.processes) {
+    if (x.node_index != svc[0]->node_index || x.role == srt::Role::service) continue;
+    x.ports.each([&](const char* kind, const std::vector<int>& ports) {
+      INFO(x.name << " " << kind);
+      CHECK(std::find(ports.begin(), ports.end(), taken) == ports.end());
+    });
+  }
+  // The router's public port on the head node is fixed first: a service may not take it.
+  const int public_port = srt::default_profile().frontend_port;
+  REQUIRE_THROWS_WITH(plan_of(load(kPd + "services:\n  - {name: side, command: [x], readiness: {port: " +
+                                   std::to_string(public_port) + "}}\n")),
+                      Catch::Contains("for service side's readiness port is already used by the public frontend port"));
+}
+
+TEST_CASE("schema 2: a service is in the Plan's digest, its probe included", "[plan][services]") {
+  const std::string a = plan_of(load(kPd)).digest;
+  const std::string b = plan_of(load(kPd + kUmbp)).digest;
+  std::string other = kUmbp;
+  other.replace(other.find("host memory registered"), 22, "host memory registerd");
+  const std::string c = plan_of(load(kPd + other)).digest;
+  CHECK(a != b);
+  CHECK(b != c);
+}
+
+TEST_CASE("schema 2: what srt-spank cannot run of a service is a cannot-launch key, and a bad name or pattern is refused",
+          "[recipe][services]") {
+  const auto unsupported = [](const std::string& extra) {
+    return load(kPd + "services:\n  - {name: s, command: [x], " + extra + "}\n").unsupported_keys;
+  };
+  const auto contains = [](const std::vector<std::string>& v, const std::string& x) {
+    for (const auto& u : v) UNSCOPED_INFO(u);
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  CHECK(contains(unsupported("nodes: 2"), "services[0].nodes"));
+  CHECK(contains(unsupported("terminal: true"), "services[0].terminal"));
+  CHECK(contains(unsupported("placement: {pool: ray}"), "services[0].placement.pool"));
+  CHECK(contains(unsupported("placement: {node: prefill, per: worker}"), "services[0].placement.per=worker"));
+  CHECK(contains(unsupported("start: with_workers"), "services[0].start=with_workers"));
+  CHECK(contains(unsupported("source: {git: 'https://example.org/x', rev: abc}, placement: {node: head}"), "services[0].source"));
+  CHECK(contains(load(kPd + "services:\n  - {name: s, type: mooncake-store}\n").unsupported_keys, "services[0].type=mooncake-store"));
+  CHECK(unsupported("placement: {node: prefill, per: node}").empty());
+
+  CHECK(has(errors(kPd + "services:\n  - {name: a/b, command: [x]}\n"), "services[0].name", "cannot name a service's step", 11));
+  CHECK(has(errors(kPd + "services:\n  - {name: s, command: [x]}\n  - {name: s, command: [y]}\n"), "services[1].name",
+            "'s' names two services", 12));
+  CHECK(has(errors(kPd + "services:\n  - {name: s, command: [x], readiness: {log: {pattern: 'up ('}}}\n"),
+            "services[0].readiness.log.pattern", "is not a regular expression", 11));
+  CHECK(has(errors(kPd + "services:\n  - name: s\n    command: [x]\n    env: {'A=B': x}\n"), "services[0].env.A=B",
+            "is not an environment variable name", 13));
+  CHECK(has(errors(kPd + "services:\n  - name: s\n    command: [x]\n    srun_options: {'--mem': 1G}\n"),
+            "services[0].srun_options.--mem", "is written with its dashes", 13));
+}
+
+TEST_CASE("a service's log probe reads complete lines, each once", "[readiness][services]") {
+  std::size_t searched = 0;
+  CHECK_FALSE(srt::log_matches("starting\nhost memory regis", "host memory registered", searched));
+  CHECK(searched == 9);  // the unfinished line is read again next time
+  CHECK(srt::log_matches("starting\nhost memory registered for GPU access\n", "host memory registered", searched));
+  searched = 0;
+  CHECK(srt::log_matches("a\nready on port 5\n", "ready on port [0-9]+$", searched));
+  // A line past the probe's 4 KiB window is read up to it: a long line costs no deep recursion.
+  searched = 0;
+  CHECK_FALSE(srt::log_matches(std::string(200000, 'x') + "ready\n", "ready", searched));
+  CHECK(srt::log_pattern_error("up (").has_value());
+  CHECK_FALSE(srt::log_pattern_error("host memory registered").has_value());
+}
+
+}  // namespace test_schema2_services
