@@ -28,10 +28,12 @@ int Launch::run() {
     check_gpus();
     check_nodes_and_ports();
     preflight();
+    start_services(true);
     start_workers();
     wait_healthy();
     canary_ranks();
     start_router();
+    start_services(false);
     start_telemetry();
     outcome_ = {"completed", run_benchmark(), 0, "", {}};
   } catch (const Stop& stop) {

@@ -84,6 +84,9 @@ class Launch {
 
   // machine_telemetry.cpp: GPU power telemetry (the exporters, the collector, each point's
   // window, the manifest).
+  // machine_services.cpp: the recipe's generic services that start at this point, and their probes.
+  void start_services(bool before_workers);
+  bool service_ready(const Process& p, std::size_t& searched, std::string& why) const;
   void start_telemetry();
   void window_begin(int concurrency);
   void window_end(int concurrency, const std::string& state, const std::string& reason);

@@ -197,15 +197,15 @@ void Launch::preflight() {
 // its ranks connect to is there, or coming, when they publish their first events.
 void Launch::start_workers() {
   enter("workers");
-  std::size_t relays = 0;
+  std::size_t relays = 0, workers = 0;
   for (const auto& p : job_.plan.processes)
     if (p.role == Role::kv_relay) {
       start(p);
       ++relays;
     }
   for (const auto& p : job_.plan.processes)
-    if (p.is_worker()) start(p);
-  console_.line("started " + std::to_string(steps_.size() - relays) + " worker steps" +
+    if (p.is_worker()) start(p), ++workers;
+  console_.line("started " + std::to_string(workers) + " worker steps" +
                 (relays ? " after " + std::to_string(relays) + " kv-relay steps" : ""));
 }
 

@@ -37,8 +37,11 @@ std::vector<ProbeStep> probe_steps(const Job& job) {
   const std::string logs_inside = job.profile.container_runtime == ContainerRuntime::none ? job.log_dir : "/logs";
   for (const auto& p : job.plan.processes) {
     // A kv-relay runs srt-helper on the host; a GPU exporter's image is the exporter's, with no
-    // python in it to probe (a distroless DCGM image): its readiness is the telemetry state's.
-    if (p.role == Role::kv_relay || p.role == Role::gpu_exporter || !seen.insert(to_string(p.role)).second) continue;
+    // python in it to probe (a distroless DCGM image): its readiness is the telemetry state's. A
+    // service's image is the user's own program, which its readiness probe judges.
+    if (p.role == Role::kv_relay || p.role == Role::gpu_exporter || p.role == Role::service ||
+        !seen.insert(to_string(p.role)).second)
+      continue;
     ProbeStep s;
     s.role = to_string(p.role);  // the probe's answer and fingerprints.json name it
     s.process = &p;

@@ -17,6 +17,9 @@ struct ProbeResult {
 // One GET with short timeouts, so a poll round over all workers stays well under 0.5 s.
 ProbeResult http_get(const std::string& host, int port, const std::string& path);
 
+// One TCP connect (a service's tcp probe): ok when something accepts it within 200 ms.
+ProbeResult tcp_connect(const std::string& host, int port);
+
 // One POST of a JSON body (a canary completion): the same short connect timeout, and up to
 // `read_seconds` for the answer (an engine's first completion may take a while).
 ProbeResult http_post_json(const std::string& host, int port, const std::string& path, const std::string& body,

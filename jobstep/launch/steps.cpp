@@ -55,8 +55,17 @@ StepCommand step_command(const Job& job, const Process& p) {
   c.srun.insert(c.srun.end(), box.srun_options.begin(), box.srun_options.end());
   // The recipe's srun_options, after the container's as srtctl orders them. pyxis's own options
   // (container-*) mean nothing without pyxis, and srun would refuse them.
+  // A service's own options go over the recipe's (services[].srun_options, cpus_per_task, cpu_bind).
+  EnvList options = srun_options_of(job.recipe, to_string(p.role));
+  if (p.role == Role::service && std::size_t(p.index) < job.recipe.services.size()) {
+    const Service& s = job.recipe.services[std::size_t(p.index)];
+    EnvList own = s.srun_options;
+    if (s.cpus_per_task > 0) set_env(own, "cpus-per-task", std::to_string(s.cpus_per_task));
+    if (!s.cpu_bind.empty()) set_env(own, "cpu-bind", s.cpu_bind);
+    for (const auto& [key, value] : own) set_env(options, key, value);
+  }
   if (p.role != Role::kv_relay)
-    for (const auto& [key, value] : srun_options_of(job.recipe, to_string(p.role))) {
+    for (const auto& [key, value] : options) {
       if (job.profile.container_runtime != ContainerRuntime::pyxis && key.rfind("container-", 0) == 0) continue;
       c.srun.push_back(value.empty() ? "--" + key : "--" + key + "=" + value);
     }

@@ -40,6 +40,13 @@
 #               {endpoint} and {infmax_workspace} filled in, MODEL_NAME and EVAL_CONC set; it
 #               fails (exit 3), and the job still completes (srtctl's rule), saying so
 #   eval-only   the same with EVAL_ONLY=true: no benchmark step, the eval's failure is the job's
+#   services    a before_workers service on the prefill node (its preamble's export reaching its
+#               command, ready on a log line) and an after_frontend one on the head node (ready on
+#               a TCP connect): completed, each ready at its place in the console, both stopped
+#   service-critical  a critical after_frontend service that ends (code 4) while c4 runs:
+#               failed (service), named with its node and exit
+#   service-timeout   a before_workers service whose port never opens within its 2 s: failed
+#               (service) before any worker
 # Usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE
 set -euo pipefail
 helper=${1:?usage: launch_paths_test.sh SRT_HELPER SOURCE_DIR CASE}
@@ -149,6 +156,36 @@ case "$case" in
   host-setup-timeout)
     printf 'host_setup:\n  commands: ["sleep 30"]\n  timeout_seconds: 1\n' >> "$recipe" ;;
 esac
+# services (schema 2's): what each case runs.
+case "$case" in
+  services)
+    cat >> "$recipe" <<YAML
+services:
+  - name: store
+    placement: {node: prefill}
+    start: before_workers
+    env: {STORE_SIZE: "64"}
+    preamble: export STORE_FROM_PREAMBLE=yes
+    command: [bash, -c, 'echo "store \$STORE_FROM_PREAMBLE \$STORE_SIZE on \$SLURMD_NODENAME"; sleep 1; echo store registered; exec sleep 600']
+    readiness: {log: {pattern: "^store regist"}, timeout_seconds: 20, interval_seconds: 1}
+  - name: side
+    command: [/usr/bin/python3, -c, 'import os,socket,time; s=socket.create_server((os.environ["SRT_FAKE_ADDRESS"], $((port_base + 960)))); time.sleep(600)']
+    readiness: {port: $((port_base + 960)), timeout_seconds: 20, interval_seconds: 1}
+YAML
+    ;;
+  service-critical)
+    cat >> "$recipe" <<'YAML'
+services:
+  - name: side
+    critical: true
+    command: [bash, -c, 'echo side up; while [ ! -e "$SRT_FAKE_PIDS/benchmark_c4" ]; do sleep 0.2; done; exit 4']
+    readiness: {log: {pattern: side up}, timeout_seconds: 20, interval_seconds: 1}
+YAML
+    ;;
+  service-timeout)
+    printf 'services:\n  - {name: never, start: before_workers, command: [sleep, "600"], readiness: {port: %s, timeout_seconds: 2, interval_seconds: 1}}\n' \
+      "$((port_base + 961))" >> "$recipe" ;;
+esac
 mkdir -p "$work/infmax-workspace/utils"
 ln -s "$src/tests/standins" "$work/infmax-workspace/utils/bench_serving"
 nodelist='node[1-2]'
@@ -179,7 +216,8 @@ case "$case" in
   eval-after) steps="post_eval=fail" conc=(RUN_EVAL=true EVAL_LIMIT=20) ;;
   eval-only) steps="post_eval=fail" conc=(EVAL_ONLY=True) ;;
   restart-twice) steps="decode_0=exit-on-benchmark decode_0_r1=exit-on-benchmark benchmark_c4=awhile" ;;
-  host-setup*) ;;
+  host-setup*|services|service-timeout) ;;
+  service-critical) steps="benchmark_c4=slow" ;;
   *) echo "launch_paths_test.sh: no case '$case'" >&2; exit 2 ;;
 esac
 
@@ -269,6 +307,20 @@ case "$case" in
     expect 1 failed node "node1 node2" "^host_setup failed on node1, node2 \(no worker was started\)$"
     no_worker_started
     grep -q "host_setup (setup) timed out after 1 s on node1" "$work/out" || fail "the console does not say it timed out" ;;
+  services)
+    expect 0 completed "" "" "benchmark finished"
+    at() { grep -n -m1 -- "$1" "$work/out" | cut -d: -f1; }
+    store=$(at 'services: service:store:0 on node1 ready (log)') started=$(at 'started 2 worker steps')
+    router=$(at 'router ready: ') side=$(at 'services: service:side:0 on node1 ready (tcp)')
+    [[ -n "$store" && -n "$started" && -n "$router" && -n "$side" ]] || fail "a service's readiness is missing from the console"
+    (( store < started && router < side )) || fail "the services were not ready at their places (store $store, workers $started, router $router, side $side)"
+    [[ "$(head -1 "$work/results/$jid/logs/service_store.out")" == "store yes 64 on node1" ]] ||
+      fail "logs/service_store.out: $(cat "$work/results/$jid/logs/service_store.out")" ;;
+  service-critical)
+    expect 1 failed service node1 "^service:side:0 on node1 ended \(exit code 4\) during benchmark$" ;;
+  service-timeout)
+    expect 1 failed service node1 "^service service:never:0 on node1 not ready within 2 s \(readiness.timeout_seconds\): tcp 127.0.0.1:$((port_base + 961)): nothing listening"
+    [[ "$(ls "$work/pids")" == service_never_0 ]] || fail "steps other than the service started: $(ls "$work/pids")" ;;
   completed)
     expect 0 completed "" "" "benchmark finished"
     [[ "$(points)" == "c4=ok c8=ok c16=ok c32=ok c64=ok c128=ok" ]] || fail "points: $(points)"
