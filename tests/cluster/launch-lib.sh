@@ -103,12 +103,14 @@ launch_step_pid() {
 # launch_assert_clean JOBID SECONDS: nothing of the job may run after it ended (lib.sh).
 launch_assert_clean() { lab_assert_job_clean "$1" "$2"; }
 
-# launch_plan_json JOBID RECIPE: the job's Plan as the plugin made it (the lab's profile, the
-# job's nodes and id) in work/plan-JOBID.json; prints the file's path.
+# launch_plan_json JOBID RECIPE [PLAN OPTIONS...]: the job's Plan as the plugin made it (the lab's
+# profile, the job's nodes and id; the --set options it was submitted with) in
+# work/plan-JOBID.json; prints the file's path.
 launch_plan_json() {
-  local plan="$LAB_BASE/work/plan-$1.json"
-  "$SRT_HELPER" plan "$2" --profile "$LAB_BASE/etc/srt/cluster.yaml" --nodelist "$(squeue -h -j "$1" -o %N)" \
-    --job-id "$1" --json > "$plan"
+  local plan="$LAB_BASE/work/plan-$1.json" jid=$1 recipe=$2
+  shift 2
+  "$SRT_HELPER" plan "$recipe" --profile "$LAB_BASE/etc/srt/cluster.yaml" --nodelist "$(squeue -h -j "$jid" -o %N)" \
+    --job-id "$jid" --json "$@" > "$plan"
   echo "$plan"
 }
 

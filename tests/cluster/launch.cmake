@@ -44,6 +44,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "vllm-dep8|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_dep8_c64"
     "setup-fail|test-launch-setup-fail.sh|"
     "host-setup|test-launch-host-setup.sh|"
+    "services|test-launch-services.sh|"
     "power|test-launch-power.sh|"
     "curve|test-launch-curve.sh|"
     "kv-offset|test-launch-kv.sh|offset"
