@@ -77,7 +77,7 @@ void Launch::start_services(bool before_workers) {
       if (w.ready) continue;
       const RunningStep& s = steps_[step];
       if (s.ended >= 0)
-        throw failed(Cause::service, "service " + p->name + " on " + p->node + " ended (" + s.srun.describe() +
+        throw failed(Cause::service, p->name + " on " + p->node + " ended (" + s.srun.describe() +
                                          ") before it was ready; its log is " + job_.log_dir + "/" + p->log_file,
                      {p->node}, Role::service);
       if (now - w.last_probe < std::max(1, p->readiness.interval_seconds) && w.last_probe >= 0) continue;
@@ -89,7 +89,7 @@ void Launch::start_services(bool before_workers) {
                       std::to_string(int(now - since)) + " s");
       } else if (now - since > p->readiness.timeout_seconds) {
         console_.tail(job_.log_dir + "/" + p->log_file, kTailLines);
-        throw failed(Cause::service, "service " + p->name + " on " + p->node + " not ready within " +
+        throw failed(Cause::service, p->name + " on " + p->node + " not ready within " +
                                          std::to_string(p->readiness.timeout_seconds) + " s (readiness.timeout_seconds): " + w.why,
                      {p->node}, Role::service);
       }
@@ -99,7 +99,7 @@ void Launch::start_services(bool before_workers) {
   if (ready != mine.size()) {  // the poll's own bound, a second after the longest timeout
     for (const auto& [p, step] : mine)
       if (!waits[p].ready)
-        throw failed(Cause::service, "service " + p->name + " on " + p->node + " not ready within " +
+        throw failed(Cause::service, p->name + " on " + p->node + " not ready within " +
                                          std::to_string(p->readiness.timeout_seconds) + " s: " + waits[p].why,
                      {p->node}, Role::service);
   }

@@ -52,8 +52,8 @@ t1=$(lab_now)
 jid=$(launch_helper_submit "$recipe" --set 'services=[{"name": "never", "start": "before_workers", "command": ["sleep", "600"],
   "readiness": {"port": 24556, "timeout_seconds": 3, "interval_seconds": 1}}]')
 echo "job $jid: a service that never listens"
-launch_expect_failed "$jid" 90 "service service:never:0 on" "not ready within 3 s"
-node=$(sed -n 's/^service service:never:0 on \([^ ]*\) not ready.*/\1/p' <<< "$(launch_status "$jid" reason)")
+launch_expect_failed "$jid" 90 "service:never:0 on" "not ready within 3 s"
+node=$(sed -n 's/^service:never:0 on \([^ ]*\) not ready.*/\1/p' <<< "$(launch_status "$jid" reason)")
 launch_expect_class "$jid" service "$node"
 [[ -z "$(find "$(launch_job_dir "$jid")/logs" -name '*_agg_w*.out')" ]] || lab_fail "a worker was started after the service failed"
 launch_assert_clean "$jid" 10

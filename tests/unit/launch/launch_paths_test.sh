@@ -319,7 +319,7 @@ case "$case" in
   service-critical)
     expect 1 failed service node1 "^service:side:0 on node1 ended \(exit code 4\) during benchmark$" ;;
   service-timeout)
-    expect 1 failed service node1 "^service service:never:0 on node1 not ready within 2 s \(readiness.timeout_seconds\): tcp 127.0.0.1:$((port_base + 961)): nothing listening"
+    expect 1 failed service node1 "^service:never:0 on node1 not ready within 2 s \(readiness.timeout_seconds\): tcp 127.0.0.1:$((port_base + 961)): nothing listening"
     [[ "$(ls "$work/pids")" == service_never_0 ]] || fail "steps other than the service started: $(ls "$work/pids")" ;;
   completed)
     expect 0 completed "" "" "benchmark finished"
