@@ -28,6 +28,9 @@ int detect_layout(const Document& doc, schema::Issues& issues, bool current_sche
 Document normalize_v2(Document doc, bool current_schema, schema::Issues& issues, std::vector<std::string>& unsupported,
                       RoleOverrides& per_role);
 
+// A v1-layout recipe's `services:` list, checked as a schema-2 one's (schema2_services.cpp).
+void check_v1_services(const Document& doc, schema::Issues& issues, std::vector<std::string>& unsupported);
+
 // Fills the typed fields of `r` from r.source.root (already schema-checked).
 void extract(Recipe& r);
 

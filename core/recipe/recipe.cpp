@@ -57,6 +57,7 @@ Recipe recipe_from_document(Document doc, int default_gpus_per_node, bool curren
   } else {
     r.source = std::move(doc);
     schema::check(r.source, schema::recipe_schema(), issues, r.unsupported_keys);
+    recipe_detail::check_v1_services(r.source, issues, r.unsupported_keys);
   }
   recipe_detail::extract(r);
   const int gpn = r.resources.gpus_per_node > 0 ? r.resources.gpus_per_node : default_gpus_per_node;

@@ -102,6 +102,9 @@ Field host_setup_field(std::string key, std::string doc);
 // default_gpu_exporter) and TelemetryConfig (core/recipe/telemetry.cpp).
 Field gpu_exporter_field(std::string key, std::string doc);
 Field telemetry_field();
+// srtctl v2.18's ServiceConfig list (`services:`), in both layouts: srtctl 2.x loads a v1-layout
+// recipe's services as a schema-2 one's (schema2_table.cpp; their checks: schema2_services.cpp).
+Field services_field();
 
 const Field& recipe_schema();   // the root object
 const Field& recipe_schema_v2();  // the root object of srt-slurm 2.x's `schema: 2` layout

@@ -47,10 +47,11 @@ void legacy_resources(const Json& root, std::vector<std::pair<std::string, std::
 // The v1-only keys srtctl's require_current_schema refuses, each with its schema-2 spelling.
 std::vector<std::pair<std::string, std::string>> legacy_keys(const Json& root);
 
-// services[i] of type generic at `path` (schema2_services.cpp): its name a plain word unique among
-// `names`, and what srt-spank cannot run of it added to `unsupported`.
-void check_generic_service(const Json& s, const std::string& path, const Document& doc, schema::Issues& issues,
-                           std::vector<std::string>& unsupported, std::set<std::string>& names);
+// services[i] at `path` (schema2_services.cpp): srtctl's rules for a service entry; a generic
+// one's name a plain word unique among `names`, and what srt-spank cannot run of it added to
+// `unsupported`.
+void check_service(const Json& s, const std::string& path, const Document& doc, schema::Issues& issues,
+                   std::vector<std::string>& unsupported, std::set<std::string>& names);
 
 inline const std::array<RoleNames, 3>& role_names() {
   static const std::array<RoleNames, 3> names{RoleNames("prefill"), RoleNames("decode"), RoleNames("agg")};

@@ -326,20 +326,7 @@ class Normalizer {
       const Json* pl = get(s, "placement");
       const std::string node = pl ? text_of(get(*pl, "node")) : std::string();
       const bool infra_kind = type == "etcd" || type == "nats" || type == "mooncake-master";
-      if (node == "dedicated" && !infra_kind)
-        error(p + ".placement.node", "dedicated is only for etcd, nats and mooncake-master services",
-              "place it on head, infra, prefill, decode, agg, workers or all (services/config.py)");
-      if (const Json* r = get(s, "readiness"); r && r->is_object()) {
-        int probes = 0;
-        for (const char* k : {"port", "tcp", "http", "log"}) probes += get(*r, k) ? 1 : 0;
-        if (probes != 1)
-          error(p + ".readiness", "needs exactly one probe (port, tcp, http or log), got " + std::to_string(probes),
-                "keep one probe plus timeout_seconds/interval_seconds");
-      }
-      if (type == "generic" && !get(s, "command")) error(p + ".command", "is required for a generic service", "give its argv");
-      if (get(s, "source") && !node.empty() && node != "head" && node != "infra" && node != "dedicated")
-        error(p + ".placement.node", "a service with source: needs a single-node placement (head, infra or dedicated)");
-      if (type == "generic") check_generic_service(s, p, in_, issues_, unsupported_, names);
+      check_service(s, p, in_, issues_, unsupported_, names);
       if (!known.count(type))
         issues_.warnings.push_back(in_.at(p + ".type", "service type '" + type + "' is not one srtctl 2.0 names (exporter kinds are UNCONFIRMED); accepted"));
       const Json* opts = get(s, "options");

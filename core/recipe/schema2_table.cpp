@@ -111,7 +111,51 @@ Field service_placement() {
   return p;
 }
 
-Field service() {
+Field dynamo() {
+  Field d = v1("dynamo");
+  d.fields.push_back(object("source",
+                            field_list(str("pypi", "version on PyPI"), str("wheel", "wheel path"), str("git", "repository"),
+                                       str("rev", "commit"), str("sha", "commit (srtctl v2.18)"),
+                                       boolean("top_of_tree", "main"), any("patches", "patches")),
+                            "where Dynamo comes from (replaces version/wheel/hash/cargo_patches)"));
+  return d;
+}
+
+Field infra() {
+  Field i = v1("infra");
+  i.fields.push_back(any("placement", "not a key (refused with a hint)"));
+  return i;
+}
+
+Field build_recipe_schema_v2() {
+  // The v1 root's fields are not copied wholesale: most are replaced below (a copy of the v1 table
+  // was a third of this table's cost, paid on the first load of every process).
+  Field root = object("", {}, "an srt-slurm 2.x recipe (schema: 2)");
+  std::vector<Field> fields;
+  fields.reserve(recipe_schema().fields.size() + 2);
+  for (const auto& f : recipe_schema().fields) {
+    if (f.key == "schema")
+      fields.push_back(make("schema", Kind::integer, "layout version: 2 (absent: 1, unless engine:/roles: are used)"));
+    else if (f.key == "resources") {
+      fields.push_back(resources_v2());
+      fields.push_back(engine());
+      fields.push_back(object("roles", field_list(role("prefill", false), role("decode", true), role("agg", false)),
+                              "the workers per role: prefill + decode (disaggregated) or agg"));
+    } else if (f.key == "backend") fields.push_back(any("backend", "v1 spelling of engine + roles (checked as v1)"));
+    else if (f.key == "frontend") fields.push_back(frontend_v2());
+    else if (f.key == "benchmark") fields.push_back(benchmark_v2());
+    else if (f.key == "services") fields.push_back(services_field());
+    else if (f.key == "dynamo") fields.push_back(dynamo());
+    else if (f.key == "infra") fields.push_back(infra());
+    else fields.push_back(f);
+  }
+  root.fields = std::move(fields);
+  return root;
+}
+
+}  // namespace
+
+Field services_field() {
   Field s = object(
       "services",
       field_list(
@@ -147,50 +191,6 @@ Field service() {
   s.kind = Kind::object_list;
   return s;
 }
-
-Field dynamo() {
-  Field d = v1("dynamo");
-  d.fields.push_back(object("source",
-                            field_list(str("pypi", "version on PyPI"), str("wheel", "wheel path"), str("git", "repository"),
-                                       str("rev", "commit"), str("sha", "commit (srtctl v2.18)"),
-                                       boolean("top_of_tree", "main"), any("patches", "patches")),
-                            "where Dynamo comes from (replaces version/wheel/hash/cargo_patches)"));
-  return d;
-}
-
-Field infra() {
-  Field i = v1("infra");
-  i.fields.push_back(any("placement", "not a key (refused with a hint)"));
-  return i;
-}
-
-Field build_recipe_schema_v2() {
-  // The v1 root's fields are not copied wholesale: most are replaced below (a copy of the v1 table
-  // was a third of this table's cost, paid on the first load of every process).
-  Field root = object("", {}, "an srt-slurm 2.x recipe (schema: 2)");
-  std::vector<Field> fields;
-  fields.reserve(recipe_schema().fields.size() + 2);
-  for (const auto& f : recipe_schema().fields) {
-    if (f.key == "schema")
-      fields.push_back(make("schema", Kind::integer, "layout version: 2 (absent: 1, unless engine:/roles: are used)"));
-    else if (f.key == "resources") {
-      fields.push_back(resources_v2());
-      fields.push_back(engine());
-      fields.push_back(object("roles", field_list(role("prefill", false), role("decode", true), role("agg", false)),
-                              "the workers per role: prefill + decode (disaggregated) or agg"));
-    } else if (f.key == "backend") fields.push_back(any("backend", "v1 spelling of engine + roles (checked as v1)"));
-    else if (f.key == "frontend") fields.push_back(frontend_v2());
-    else if (f.key == "benchmark") fields.push_back(benchmark_v2());
-    else if (f.key == "services") fields.push_back(service());
-    else if (f.key == "dynamo") fields.push_back(dynamo());
-    else if (f.key == "infra") fields.push_back(infra());
-    else fields.push_back(f);
-  }
-  root.fields = std::move(fields);
-  return root;
-}
-
-}  // namespace
 
 const Field& recipe_schema_v2() {
   static const Field root = build_recipe_schema_v2();

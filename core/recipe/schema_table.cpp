@@ -288,7 +288,7 @@ Field build_recipe_schema() {
                  "the accuracy evaluation after the benchmark (RUN_EVAL=true) or instead of it (EVAL_ONLY=true)"),
           host_setup_field("host_setup", "commands run on the bare host of each node, outside the container, before "
                                          "any worker (the profile's default_host_setup when absent)"),
-          any("services", "extra services").tier2(),
+          services_field(),
           boolean("enable_config_dump", "dump engine configs").tier2(),
           any("sweep", "expand {placeholders} into one job per combination").tier2()),
       "an srt-slurm recipe (v1 layout)");

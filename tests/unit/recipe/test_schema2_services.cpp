@@ -10,6 +10,7 @@
 #include "srt/plan.hpp"
 #include "srt/readiness.hpp"
 #include "srt/recipe.hpp"
+#include "minimal_recipe.hpp"
 
 // The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
 namespace test_schema2_services {
@@ -234,6 +235,26 @@ TEST_CASE("schema 2: what srt-spank cannot run of a service is a cannot-launch k
             "is not an environment variable name", 13));
   CHECK(has(errors(kPd + "services:\n  - name: s\n    command: [x]\n    srun_options: {'--mem': 1G}\n"),
             "services[0].srun_options.--mem", "is written with its dashes", 13));
+}
+
+TEST_CASE("a v1-layout recipe's services are a schema-2 recipe's, as srtctl 2.x loads them", "[recipe][services]") {
+  // InferenceX's dsv4/sglang/mi355x/agentic/disagg-mtp.yaml: a v1 variants file whose override
+  // adds the UMBP service.
+  const std::string v1 = std::string(srt_test::kMinimalRecipe) + kUmbp;
+  const srt::Recipe r = load(v1);
+  CHECK(r.unsupported_keys.empty());
+  REQUIRE(r.services.size() == 1);
+  CHECK(r.services[0].before_workers);
+  const auto svc = services_of(plan_of(r));
+  REQUIRE(svc.size() == 1);
+  CHECK(svc[0]->node == plan_of(r).find("prefill:0")->node);
+  // The same rules as under schema 2, at the v1 file's lines (services: is line 6).
+  CHECK(has(errors(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: x}\n"), "services[0].command",
+            "is required for a generic service", 7));
+  CHECK(has(errors(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: x, command: [x], bogus: 1}\n"),
+            "services[0].bogus", "unknown key", 7));
+  const auto etcd = load(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: etcd, type: etcd}\n").unsupported_keys;
+  CHECK(std::find(etcd.begin(), etcd.end(), "services[0].type=etcd") != etcd.end());
 }
 
 TEST_CASE("a service's log probe reads complete lines, each once", "[readiness][services]") {
