@@ -45,6 +45,13 @@ class EngineAdapter {
   virtual const char* progress_metric() const = 0;
   // What teardown removes on a worker's node after the process group is gone (shell globs).
   virtual std::vector<std::string> teardown_sweep() const { return {}; }
+  // Whether a prefill or decode worker moves KV bytes over RDMA (its step gets the profile's
+  // rdma_mounts and unlimited memlock, srt-exec checks the devices, preflight the userspace):
+  // ATOM's Mooncake unless mooncake_protocol says tcp.
+  virtual bool kv_over_rdma(const Recipe& r) const { return r.backend.mooncake_over_rdma(); }
+  // What the launcher's canary completion sent straight to worker `w` (no router, no peer) adds
+  // to its body for the engine to serve it alone: nothing, unless the engine says otherwise.
+  virtual Json canary_fields(const Process& /*w*/) const { return Json::object(); }
 };
 
 // What a frontend is given: the workers it fronts, the head node, the public port.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "processes.hpp"
+#include "srt/engines.hpp"
 #include "srt/error.hpp"
 #include "srt/plan.hpp"
 
@@ -115,7 +116,7 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
   if (!r.setup_script.empty() && runs_setup_script(proc)) add(m, {p.setup_scripts_dir, "/configs", true});
   // Only a prefill or decode worker moves KV bytes; an aggregated one has no peer, whatever the
   // connector says (as srt-exec's --rdma check, jobstep/launch/steps.cpp).
-  if (proc.is_worker() && proc.role != Role::agg && r.backend.mooncake_over_rdma()) {
+  if (proc.is_worker() && proc.role != Role::agg && kv_over_rdma(r)) {
     // Device directories stay writable; the providers the host's NIC driver needs are read-only.
     for (const auto& [host, inside] : p.rdma_mounts) add(m, {host, inside, !is_device_path(host), is_device_path(host)});
     c.unlimited_memlock = true;

@@ -105,6 +105,16 @@ std::vector<ProgressSource> progress_sources(const Plan& plan) {
   return out;
 }
 
+bool kv_over_rdma(const Recipe& r) {
+  using namespace plan_detail;
+  return has_engine_adapter(r.backend.type) ? engine_adapter(r.backend.type).kv_over_rdma(r) : r.backend.mooncake_over_rdma();
+}
+
+Json canary_fields(const Process& w) {
+  using namespace plan_detail;
+  return w.is_worker() && has_engine_adapter(w.adapter) ? engine_adapter(w.adapter).canary_fields(w) : Json::object();
+}
+
 std::vector<std::string> teardown_sweep(const Process& p) {
   using namespace plan_detail;
   if (p.is_worker() && has_engine_adapter(p.adapter)) return engine_adapter(p.adapter).teardown_sweep();

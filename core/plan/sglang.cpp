@@ -213,6 +213,25 @@ class SglangEngine final : public EngineAdapter {
     return {};
   }
   const char* progress_metric() const override { return "sglang:num_requests_total"; }  // metrics/collector.py
+  // --disaggregation-transfer-backend (default mooncake; sglang/srt/server_args.py): mooncake,
+  // mori and nixl move KV over RDMA, mooncake_tcp over TCP, fake not at all.
+  // A prefill or decode server serves a request alone only with SGLang's fake bootstrap host, as
+  // its own warmup sends it (srt/warmup.py _make_warmup_req: bootstrap_room 0, bootstrap_host
+  // FAKE_BOOTSTRAP_HOST "2.2.2.2", disaggregation/utils.py): the decode then skips the transfer.
+  // Without them a decode refuses the request.
+  Json canary_fields(const Process& w) const override {
+    if (w.role != Role::prefill && w.role != Role::decode) return Json::object();
+    return Json{{"bootstrap_host", "2.2.2.2"}, {"bootstrap_room", 0}};
+  }
+  bool kv_over_rdma(const Recipe& r) const override {
+    for (WorkerMode m : {WorkerMode::prefill, WorkerMode::decode}) {
+      const Json& c = r.backend.config(m);
+      for (const char* key : {"disaggregation-transfer-backend", "disaggregation_transfer_backend"})
+        if (auto it = c.find(key); it != c.end() && it->is_string())
+          if (const std::string b = it->get<std::string>(); b == "mooncake_tcp" || b == "fake") return false;
+    }
+    return true;
+  }
   // Shared-memory segments SGLang leaves when killed (multi-tokenizer arguments, sgl_shm_*).
   std::vector<std::string> teardown_sweep() const override {
     return {"/dev/shm/multi_tokenizer_args_*", "/dev/shm/sgl_shm_*"};

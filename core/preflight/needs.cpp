@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "srt/engines.hpp"
 #include "srt/plan.hpp"  // names_worker: roles arrive as names (probe answers, command lines)
 #include "srt/preflight.hpp"
 #include "srt/untrusted_json.hpp"
@@ -100,7 +101,7 @@ PreflightNeeds preflight_needs(const Recipe& recipe, const Profile& profile, con
     n.router_command = *router;
     n.router_key = router_key;
   }
-  n.rdma = pd && recipe.backend.mooncake_over_rdma();
+  n.rdma = pd && kv_over_rdma(recipe);
   n.gid_index = n.rdma ? profile.mooncake_gid_index : -1;
   if (role == "benchmark") n.files = scripts_in(recipe.benchmark.command);
   return n;

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "srt/cli.hpp"
+#include "srt/engines.hpp"
 #include "slurmapi/addresses.hpp"
 #include "slurmapi/hostlist.hpp"
 #include "srt/error.hpp"
@@ -104,7 +105,7 @@ void run(const PlanArgs& a) {
       bind_step(env, topo, NodeGrant{}, profile);
       p.env = env.set;
       notes.insert(notes.end(), env.notes.begin(), env.notes.end());
-      if (!recipe.backend.mooncake_over_rdma() || topo.gpus.empty()) continue;
+      if (!kv_over_rdma(recipe) || topo.gpus.empty()) continue;
       // The node's choice, read back from what it set: a NIC list or topology file, else ATOM's pick.
       const bool listed = std::any_of(env.set.begin(), env.set.end(), [](const auto& kv) {
         return kv.first == "ATOM_MOONCAKE_IB_DEVICE" || kv.first == "SRT_MOONCAKE_TOPOLOGY";

@@ -12,12 +12,14 @@
 // (atom/entrypoints/openai/protocol.py CompletionRequest, engine_core_mgr.py
 // _dispatch_to_dp_ranks; ROCm/ATOM at ffdf3bb), so the launcher sends each rank its canary the
 // way the router would. The canary has no kv_transfer_params: a prefill or decode server serves
-// it alone, so a rank is tested without its peer.
+// it alone, so a rank is tested without its peer. An SGLang P/D server does that only with the
+// fields its own warmup sends (srt/engines.hpp canary_fields).
 #include <algorithm>
 #include <cstdio>
 
 #include "machine_impl.hpp"
 #include "probe.hpp"
+#include "srt/engines.hpp"
 
 namespace srt::launch {
 namespace {
@@ -50,6 +52,8 @@ void Launch::canary_ranks() {
     const std::string host = address(*w);
     const int port = w->readiness.port;
     Json body = {{"prompt", "srt-spank rank canary"}, {"max_tokens", 1}, {"temperature", 0}, {"stream", false}};
+    const Json extra = canary_fields(*w);
+    for (auto it = extra.begin(); it != extra.end(); ++it) body[it.key()] = it.value();
     if (const std::string model = model_of(host, port); !model.empty()) body["model"] = model;
     for (int r = 0; r < w->dp_ranks; ++r) {
       // A single-rank engine ignores the hint; it is left out rather than relied on.

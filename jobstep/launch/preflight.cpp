@@ -6,6 +6,7 @@
 
 #include "console.hpp"
 #include "preflight.hpp"
+#include "srt/engines.hpp"
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
 #include "srt/files.hpp"
@@ -130,7 +131,7 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
   // (srt-helper plan shows which one carries each rank's data), which per-rank images would not
   // need where their pick is the pairing's (atom-mooncake-source-facts.md, "RDMA: how a rank
   // picks its NIC" and "ATOM's connector as of late September 2026").
-  if (job.recipe.backend.mooncake_over_rdma()) {
+  if (kv_over_rdma(job.recipe)) {
     const std::string nics = common_rdma_nic_selection(v.prints);
     v.notes.push_back("RDMA NIC selection of the engine images: " + nics +
                       (nics == "all-listed"   ? " (every rank opens every NIC of its worker; data leaves by its GPU's NIC)"

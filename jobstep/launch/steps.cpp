@@ -4,6 +4,7 @@
 #include <string>
 
 #include "launch.hpp"
+#include "srt/engines.hpp"
 
 namespace srt::launch {
 namespace {
@@ -16,7 +17,7 @@ std::vector<std::string> exec_checks(const Job& job, const Process& p) {
     if (p.argv[i] == "--model" && !p.argv[i + 1].empty() && p.argv[i + 1].front() == '/')
       out.insert(out.end(), {"--require", p.argv[i + 1]});
   const bool pd = p.role != Role::agg;
-  if (job.recipe.backend.mooncake_over_rdma() && pd) out.push_back("--rdma");  // srt-exec checks the devices
+  if (kv_over_rdma(job.recipe) && pd) out.push_back("--rdma");  // srt-exec checks the devices
   return out;
 }
 

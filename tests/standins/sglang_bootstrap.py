@@ -21,6 +21,8 @@ this server's own --disaggregation-bootstrap-port); before generating, the decod
 ``/route?prefill_dp_rank=-1`` on the prefill's bootstrap server (503 until every prefill DP rank
 registered: retried) within SRT_STANDIN_HANDSHAKE_TIMEOUT_S (5) and checks page size and KV
 dtype, else the request fails with HTTP 500. A decode request without bootstrap_host is a 400.
+bootstrap_host FAKE_BOOTSTRAP_HOST ("2.2.2.2", disaggregation/utils.py) is SGLang's own warmup
+request (warmup.py _make_warmup_req: bootstrap_room 0): no handshake, no transfer, served alone.
 The prefill generates one token whatever max_tokens says (SGLang forces max_new_tokens to 1
 there; sglang_completions.py).
 """
@@ -28,6 +30,8 @@ there; sglang_completions.py).
 import asyncio
 import logging
 import os
+
+FAKE_BOOTSTRAP_HOST = "2.2.2.2"  # sglang/srt/disaggregation/utils.py
 import time
 
 import aiohttp
@@ -141,6 +145,8 @@ class Bootstrap:
     async def bootstrap_handshake(self, body):
         """Decode: reach the prefill's bootstrap server (GET /route) before generating."""
         host = body.get("bootstrap_host")
+        if host == FAKE_BOOTSTRAP_HOST:
+            return  # a fake transfer: the decode generates without its prefill
         if not host:
             raise ValueError("disaggregated decode needs bootstrap_host and bootstrap_room in the request "
                              "(sent by the router)")

@@ -30,4 +30,13 @@ std::vector<ProgressSource> progress_sources(const Plan& plan);
 // shared-memory segments in /dev/shm); empty when the engine leaves nothing behind.
 std::vector<std::string> teardown_sweep(const Process& p);
 
+// Whether the recipe's prefill and decode workers move KV bytes over RDMA, as its engine's
+// adapter says (ATOM: mooncake_protocol; SGLang: --disaggregation-transfer-backend).
+bool kv_over_rdma(const Recipe& r);
+
+// The fields the launcher's rank canary, sent straight to worker `w`, adds to its completion body
+// so that the engine serves it without its router or peer (SGLang's fake bootstrap for a P/D
+// worker); an empty object for most.
+Json canary_fields(const Process& w);
+
 }  // namespace srt

@@ -205,6 +205,13 @@ class Server(StandinTestCase):
         self.assertEqual((status, json.loads(out)["usage"]["completion_tokens"]), (200, 1))
         status, out = http_post(f"http://127.0.0.1:{d}/v1/completions", body)
         self.assertEqual((status, json.loads(out)["usage"]["completion_tokens"]), (200, 4))
+        # No bootstrap: refused; SGLang's own warmup request (the fake bootstrap host, room 0) is
+        # served alone, as the launcher's rank canary sends it.
+        status, out = http_post(f"http://127.0.0.1:{d}/v1/completions", {"prompt": "a", "max_tokens": 1})
+        self.assertEqual(status, 400)
+        status, out = http_post(f"http://127.0.0.1:{d}/v1/completions",
+                                {"prompt": "a", "max_tokens": 1, "bootstrap_host": "2.2.2.2", "bootstrap_room": 0})
+        self.assertEqual(status, 200, out)
         dead = free_port_block(1)
         started = time.monotonic()
         status, out = http_post(f"http://127.0.0.1:{d}/v1/completions",

@@ -185,6 +185,31 @@ TEST_CASE("sglang PD over MoRI: bootstrap ports, the router's --prefill URL BOOT
   CHECK(env_of(own, "MORI_RDMA_DEVICES") == "<unset>");
 }
 
+TEST_CASE("sglang PD: KV over RDMA as the transfer backend says - mori and mooncake yes, mooncake_tcp no") {
+  const auto rdma_mounted = [](const srt::Process& w) {
+    return std::any_of(w.container.mounts.begin(), w.container.mounts.end(),
+                       [](const srt::Mount& m) { return m.host == "/dev/infiniband"; });
+  };
+  for (const char* backend : {"mori", "mooncake", "mooncake_tcp", "fake"}) {
+    INFO(backend);
+    srt::Recipe r = sglang_pd(1, 8, false);
+    r.backend.prefill_config["disaggregation-transfer-backend"] = backend;
+    r.backend.decode_config["disaggregation-transfer-backend"] = backend;
+    const bool rdma = std::string(backend) == "mori" || std::string(backend) == "mooncake";
+    CHECK(srt::kv_over_rdma(r) == rdma);
+    const srt::Plan plan = srt::make_plan(r, srt::default_profile(), inputs(2));
+    for (const char* name : {"prefill:0", "decode:0"}) {
+      CHECK(rdma_mounted(*plan.find(name)) == rdma);
+      CHECK(plan.find(name)->container.unlimited_memlock == rdma);
+    }
+  }
+  // SGLang's default backend is mooncake: over RDMA when the recipe does not say.
+  srt::Recipe plain = sglang_pd(1, 8, false);
+  plain.backend.prefill_config.erase("disaggregation-transfer-backend");
+  plain.backend.decode_config.erase("disaggregation-transfer-backend");
+  CHECK(srt::kv_over_rdma(plain));
+}
+
 TEST_CASE("sglang multi-node worker: one process per node, --dist-init-addr on the leader, its block") {
   const srt::Plan plan = srt::make_plan(sglang_pd(2, 16, true), srt::default_profile(), inputs(3));
   std::vector<const srt::Process*> prefill;
