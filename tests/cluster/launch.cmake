@@ -39,6 +39,8 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "sglang-dpa2|test-launch-run.sh|recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml:override_2x_tp4_dpa"
     "agentx-tp8|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_tp8_c4"
     "agentx-dep8|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_dep8_c64"
+    "sglang-pd|test-launch-agentx.sh|recipes/lab/dsv4/sglang/mi355x/agentic/disagg-dspark.yaml:override_c4"
+    "sglang-pd-dpa|test-launch-agentx.sh|recipes/lab/dsv4/sglang/mi355x/agentic/disagg-dspark.yaml:override_dpa"
     "atom-direct|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_tp8_c4|direct"
     "vllm-tp4|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_tp4_c1"
     "vllm-dep8|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_dep8_c64"
