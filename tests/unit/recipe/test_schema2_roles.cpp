@@ -7,6 +7,7 @@
 
 #include "srt/plan.hpp"
 #include "srt/recipe.hpp"
+#include "recipe_checks.hpp"
 
 // The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
 namespace test_schema2_roles {
@@ -33,27 +34,9 @@ std::string roles(const std::string& top, const std::string& prefill, const std:
   return t;
 }
 
-srt::Recipe load(const std::string& text) {
-  srt::RecipeOptions o;
-  o.default_gpus_per_node = 8;
-  return srt::load_recipe_text(text, "r.yaml", o);
-}
-
-std::vector<srt::Diagnostic> errors(const std::string& text) {
-  try {
-    load(text);
-  } catch (const srt::Error& e) {
-    return e.diagnostics();
-  }
-  return {};
-}
-
-bool has(const std::vector<srt::Diagnostic>& ds, const std::string& path, const std::string& text, int line) {
-  for (const auto& d : ds) UNSCOPED_INFO(d.key_path << " @" << d.mark.line << ": " << d.str());
-  return std::any_of(ds.begin(), ds.end(), [&](const srt::Diagnostic& d) {
-    return d.key_path == path && d.message.find(text) != std::string::npos && d.mark.line == line;
-  });
-}
+using recipe_checks::errors8;
+using recipe_checks::has_at;
+using recipe_checks::load8;
 
 srt::Plan plan_of(const srt::Recipe& r) {
   srt::PlanInputs in;
@@ -73,8 +56,8 @@ const srt::Process& process(const srt::Plan& p, const std::string& name) {
 }  // namespace
 
 TEST_CASE("schema 2: roles.<role>.container is that role's image, in the Plan and its digest", "[recipe][schema2]") {
-  const srt::Recipe plain = load(roles("engine: sglang\n", "", ""));
-  const srt::Recipe own = load(roles("engine: sglang\n", ", container: img-b", ""));
+  const srt::Recipe plain = load8(roles("engine: sglang\n", "", ""));
+  const srt::Recipe own = load8(roles("engine: sglang\n", ", container: img-b", ""));
   CHECK(own.unsupported_keys.empty());
   const srt::Plan a = plan_of(plain), b = plan_of(own);
   CHECK(process(a, "prefill:0").container.image == "img-a");
@@ -82,41 +65,41 @@ TEST_CASE("schema 2: roles.<role>.container is that role's image, in the Plan an
   CHECK(process(b, "decode:0").container.image == "img-a");  // model.container, the default
   CHECK(process(b, "router").container.image == "img-a");
   CHECK(a.digest != b.digest);
-  CHECK(has(errors(roles("engine: sglang\n", ", container: ' '", "")), "roles.prefill.container", "is empty", 9));
+  CHECK(has_at(errors8(roles("engine: sglang\n", ", container: ' '", "")), "roles.prefill.container", "is empty", 9));
 }
 
 TEST_CASE("schema 2: roles.<role>.srun_options go over the recipe's on that role's steps only", "[recipe][schema2]") {
-  const srt::Recipe r = load(roles("engine: sglang\n", ", srun_options: {mem: 200G, cpus-per-task: '32'}", ""));
+  const srt::Recipe r = load8(roles("engine: sglang\n", ", srun_options: {mem: 200G, cpus-per-task: '32'}", ""));
   const srt::EnvList prefill = srt::srun_options_of(r, "prefill");
   // The recipe's order, the role's value in place of the same option, the role's new ones after.
   CHECK(prefill == srt::EnvList{{"mem", "200G"}, {"exclusive", ""}, {"cpus-per-task", "32"}});
   CHECK(srt::srun_options_of(r, "decode") == r.srun_options);
   CHECK(srt::srun_options_of(r, "router") == r.srun_options);
   // Checked as the recipe's own options are: a key written with its dashes is refused at its line.
-  CHECK(has(errors(roles("engine: sglang\n", ", srun_options: {--mem: 1G}", "")), "roles.prefill.srun_options.--mem",
+  CHECK(has_at(errors8(roles("engine: sglang\n", ", srun_options: {--mem: 1G}", "")), "roles.prefill.srun_options.--mem",
             "is written with its dashes", 9));
 }
 
 TEST_CASE("schema 2: with no top-level engine, every role names the same one", "[recipe][schema2]") {
   // The same engine on both roles, a name or a mapping, is the recipe's engine with its options.
-  const srt::Recipe named = load(roles("", ", engine: vllm", ", engine: vllm"));
+  const srt::Recipe named = load8(roles("", ", engine: vllm", ", engine: vllm"));
   CHECK(named.backend.type == "vllm");
   const std::string mapping = ", engine: {type: sglang, gpu_type: mi355x}";
-  const srt::Recipe mapped = load(roles("", mapping, mapping));
+  const srt::Recipe mapped = load8(roles("", mapping, mapping));
   CHECK(mapped.backend.type == "sglang");
-  CHECK(plan_of(mapped).digest == plan_of(load(roles("engine: {type: sglang, gpu_type: mi355x}\n", "", ""))).digest);
+  CHECK(plan_of(mapped).digest == plan_of(load8(roles("engine: {type: sglang, gpu_type: mi355x}\n", "", ""))).digest);
   // srt-spank runs one engine configuration per job; a role without one, or a different one, is
   // refused where it is written; the engine's own keys are checked at their lines.
-  CHECK(has(errors(roles("", ", engine: vllm", ", engine: sglang")), "roles.decode.engine", "differs from roles.prefill.engine", 9));
-  CHECK(has(errors(roles("", ", engine: vllm", "")), "roles.decode", "names no engine", 9));
-  CHECK(has(errors(roles("", ", engine: {type: sglang, bogus: 1}", ", engine: {type: sglang, bogus: 1}")),
+  CHECK(has_at(errors8(roles("", ", engine: vllm", ", engine: sglang")), "roles.decode.engine", "differs from roles.prefill.engine", 9));
+  CHECK(has_at(errors8(roles("", ", engine: vllm", "")), "roles.decode", "names no engine", 9));
+  CHECK(has_at(errors8(roles("", ", engine: {type: sglang, bogus: 1}", ", engine: {type: sglang, bogus: 1}")),
             "roles.prefill.engine.bogus", "unknown key", 8));
-  CHECK(has(errors(roles("", ", engine: {type: nosuch}", ", engine: {type: nosuch}")), "roles.prefill.engine.type",
+  CHECK(has_at(errors8(roles("", ", engine: {type: nosuch}", ", engine: {type: nosuch}")), "roles.prefill.engine.type",
             "is not one of", 8));
   // Beside a top-level engine: the same name is allowed (earlier recipes wrote it), a mapping is
   // the other form, which srtctl does not mix.
-  CHECK(load(roles("engine: sglang\n", ", engine: sglang", "")).backend.type == "sglang");
-  CHECK(has(errors(roles("engine: sglang\n", ", engine: {type: sglang}", "")), "roles.prefill.engine", "cannot be combined", 9));
+  CHECK(load8(roles("engine: sglang\n", ", engine: sglang", "")).backend.type == "sglang");
+  CHECK(has_at(errors8(roles("engine: sglang\n", ", engine: {type: sglang}", "")), "roles.prefill.engine", "cannot be combined", 9));
 }
 
 }  // namespace test_schema2_roles

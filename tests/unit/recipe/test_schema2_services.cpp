@@ -10,6 +10,7 @@
 #include "srt/plan.hpp"
 #include "srt/readiness.hpp"
 #include "srt/recipe.hpp"
+#include "recipe_checks.hpp"
 #include "minimal_recipe.hpp"
 
 // The file's own namespace: in a unity build its helpers meet other files' (docs/testing.md).
@@ -44,27 +45,9 @@ const std::string kUmbp =
     "    srun_options: {mem: 8G}\n"                                               // 21
     "    readiness: {log: {pattern: 'host memory registered'}, timeout_seconds: 5400, interval_seconds: 1}\n";  // 22
 
-srt::Recipe load(const std::string& text) {
-  srt::RecipeOptions o;
-  o.default_gpus_per_node = 8;
-  return srt::load_recipe_text(text, "r.yaml", o);
-}
-
-std::vector<srt::Diagnostic> errors(const std::string& text) {
-  try {
-    load(text);
-  } catch (const srt::Error& e) {
-    return e.diagnostics();
-  }
-  return {};
-}
-
-bool has(const std::vector<srt::Diagnostic>& ds, const std::string& path, const std::string& text, int line) {
-  for (const auto& d : ds) UNSCOPED_INFO(d.key_path << " @" << d.mark.line << ": " << d.str());
-  return std::any_of(ds.begin(), ds.end(), [&](const srt::Diagnostic& d) {
-    return d.key_path == path && d.message.find(text) != std::string::npos && d.mark.line == line;
-  });
-}
+using recipe_checks::errors8;
+using recipe_checks::has_at;
+using recipe_checks::load8;
 
 srt::Plan plan_of(const srt::Recipe& r, const srt::Profile& profile = srt::default_profile()) {
   srt::PlanInputs in;
@@ -91,7 +74,7 @@ std::string env_of(const srt::Process& p, const std::string& name) {
 }  // namespace
 
 TEST_CASE("schema 2: a generic service is read with every key srt-spank runs, and launches", "[recipe][services]") {
-  const srt::Recipe r = load(kPd + kUmbp);
+  const srt::Recipe r = load8(kPd + kUmbp);
   CHECK(r.unsupported_keys.empty());
   REQUIRE(r.services.size() == 1);
   const srt::Service& s = r.services[0];
@@ -108,7 +91,7 @@ TEST_CASE("schema 2: a generic service is read with every key srt-spank runs, an
   CHECK(s.readiness.interval_seconds == 1);
 
   // srtctl's defaults: head, after the frontend, not critical, 120 s / 2 s.
-  const srt::Recipe d = load(kPd + "services:\n  - {name: side, command: [sleep, inf], readiness: {port: 9000}}\n");
+  const srt::Recipe d = load8(kPd + "services:\n  - {name: side, command: [sleep, inf], readiness: {port: 9000}}\n");
   REQUIRE(d.services.size() == 1);
   CHECK(d.services[0].node == "head");
   CHECK_FALSE(d.services[0].before_workers);
@@ -118,11 +101,11 @@ TEST_CASE("schema 2: a generic service is read with every key srt-spank runs, an
   CHECK(d.services[0].readiness.timeout_seconds == 120);
   CHECK(d.services[0].readiness.interval_seconds == 2);
   // enabled: false drops it; another kind is not a generic service.
-  CHECK(load(kPd + "services:\n  - {name: side, command: [x], enabled: false}\n").services.empty());
+  CHECK(load8(kPd + "services:\n  - {name: side, command: [x], enabled: false}\n").services.empty());
 }
 
 TEST_CASE("schema 2: a service runs on the nodes its placement names, in its image, with its probe", "[plan][services]") {
-  const srt::Plan p = plan_of(load(kPd + kUmbp));
+  const srt::Plan p = plan_of(load8(kPd + kUmbp));
   const auto svc = services_of(p);
   REQUIRE(svc.size() == 1);
   const srt::Process& u = *svc[0];
@@ -151,7 +134,7 @@ TEST_CASE("schema 2: a service runs on the nodes its placement names, in its ima
   // all: one per node, each its own log; an alias of the profile names its image.
   srt::Profile profile = srt::default_profile();
   profile.containers["tools"] = "registry/tools:1";
-  const srt::Plan all = plan_of(load(kPd + "services:\n  - {name: side, command: [x], container: tools, placement: {node: all}}\n"),
+  const srt::Plan all = plan_of(load8(kPd + "services:\n  - {name: side, command: [x], container: tools, placement: {node: all}}\n"),
                                 profile);
   const auto each = services_of(all);
   REQUIRE(each.size() == 2);
@@ -163,23 +146,23 @@ TEST_CASE("schema 2: a service runs on the nodes its placement names, in its ima
   CHECK(each[0]->readiness.kind == "none");
   CHECK_FALSE(each[0]->critical);
   // decode: the decode worker's node only.
-  const auto dec = services_of(plan_of(load(kPd + "services:\n  - {name: side, command: [x], placement: {node: decode}}\n")));
+  const auto dec = services_of(plan_of(load8(kPd + "services:\n  - {name: side, command: [x], placement: {node: decode}}\n")));
   REQUIRE(dec.size() == 1);
-  CHECK(dec[0]->node == plan_of(load(kPd)).find("decode:0")->node);
+  CHECK(dec[0]->node == plan_of(load8(kPd)).find("decode:0")->node);
   // agg with no agg worker: said, not an empty placement.
-  REQUIRE_THROWS_WITH(plan_of(load(kPd + "services:\n  - {name: side, command: [x], placement: {node: agg}}\n")),
+  REQUIRE_THROWS_WITH(plan_of(load8(kPd + "services:\n  - {name: side, command: [x], placement: {node: agg}}\n")),
                       Catch::Contains("'side' is placed on agg, and the job has no agg worker"));
 }
 
 TEST_CASE("schema 2: a service's readiness port is claimed before the workers', so none of theirs meets it", "[plan][services]") {
-  const srt::Recipe plain = load(kPd);
+  const srt::Recipe plain = load8(kPd);
   const srt::Plan before = plan_of(plain);
   // The first port the allocator gave the prefill worker: a service there now holds it.
   const srt::Process* prefill = before.find("prefill:0");
   REQUIRE(prefill);
   REQUIRE_FALSE(prefill->ports.http.empty());
   const int taken = prefill->ports.http.front();
-  const srt::Plan p = plan_of(load(kPd + "services:\n  - {name: side, command: [x], placement: {node: prefill}, readiness: {port: " +
+  const srt::Plan p = plan_of(load8(kPd + "services:\n  - {name: side, command: [x], placement: {node: prefill}, readiness: {port: " +
                                    std::to_string(taken) + "}}\n"));
   const auto svc = services_of(p);
   REQUIRE(svc.size() == 1);
@@ -193,17 +176,17 @@ TEST_CASE("schema 2: a service's readiness port is claimed before the workers', 
   }
   // The router's public port on the head node is fixed first: a service may not take it.
   const int public_port = srt::default_profile().frontend_port;
-  REQUIRE_THROWS_WITH(plan_of(load(kPd + "services:\n  - {name: side, command: [x], readiness: {port: " +
+  REQUIRE_THROWS_WITH(plan_of(load8(kPd + "services:\n  - {name: side, command: [x], readiness: {port: " +
                                    std::to_string(public_port) + "}}\n")),
                       Catch::Contains("for service side's readiness port is already used by the public frontend port"));
 }
 
 TEST_CASE("schema 2: a service is in the Plan's digest, its probe included", "[plan][services]") {
-  const std::string a = plan_of(load(kPd)).digest;
-  const std::string b = plan_of(load(kPd + kUmbp)).digest;
+  const std::string a = plan_of(load8(kPd)).digest;
+  const std::string b = plan_of(load8(kPd + kUmbp)).digest;
   std::string other = kUmbp;
   other.replace(other.find("host memory registered"), 22, "host memory registerd");
-  const std::string c = plan_of(load(kPd + other)).digest;
+  const std::string c = plan_of(load8(kPd + other)).digest;
   CHECK(a != b);
   CHECK(b != c);
 }
@@ -211,7 +194,7 @@ TEST_CASE("schema 2: a service is in the Plan's digest, its probe included", "[p
 TEST_CASE("schema 2: what srt-spank cannot run of a service is a cannot-launch key, and a bad name or pattern is refused",
           "[recipe][services]") {
   const auto unsupported = [](const std::string& extra) {
-    return load(kPd + "services:\n  - {name: s, command: [x], " + extra + "}\n").unsupported_keys;
+    return load8(kPd + "services:\n  - {name: s, command: [x], " + extra + "}\n").unsupported_keys;
   };
   const auto contains = [](const std::vector<std::string>& v, const std::string& x) {
     for (const auto& u : v) UNSCOPED_INFO(u);
@@ -223,17 +206,17 @@ TEST_CASE("schema 2: what srt-spank cannot run of a service is a cannot-launch k
   CHECK(contains(unsupported("placement: {node: prefill, per: worker}"), "services[0].placement.per=worker"));
   CHECK(contains(unsupported("start: with_workers"), "services[0].start=with_workers"));
   CHECK(contains(unsupported("source: {git: 'https://example.org/x', rev: abc}, placement: {node: head}"), "services[0].source"));
-  CHECK(contains(load(kPd + "services:\n  - {name: s, type: mooncake-store}\n").unsupported_keys, "services[0].type=mooncake-store"));
+  CHECK(contains(load8(kPd + "services:\n  - {name: s, type: mooncake-store}\n").unsupported_keys, "services[0].type=mooncake-store"));
   CHECK(unsupported("placement: {node: prefill, per: node}").empty());
 
-  CHECK(has(errors(kPd + "services:\n  - {name: a/b, command: [x]}\n"), "services[0].name", "cannot name a service's step", 11));
-  CHECK(has(errors(kPd + "services:\n  - {name: s, command: [x]}\n  - {name: s, command: [y]}\n"), "services[1].name",
+  CHECK(has_at(errors8(kPd + "services:\n  - {name: a/b, command: [x]}\n"), "services[0].name", "cannot name a service's step", 11));
+  CHECK(has_at(errors8(kPd + "services:\n  - {name: s, command: [x]}\n  - {name: s, command: [y]}\n"), "services[1].name",
             "'s' names two services", 12));
-  CHECK(has(errors(kPd + "services:\n  - {name: s, command: [x], readiness: {log: {pattern: 'up ('}}}\n"),
+  CHECK(has_at(errors8(kPd + "services:\n  - {name: s, command: [x], readiness: {log: {pattern: 'up ('}}}\n"),
             "services[0].readiness.log.pattern", "is not a regular expression", 11));
-  CHECK(has(errors(kPd + "services:\n  - name: s\n    command: [x]\n    env: {'A=B': x}\n"), "services[0].env.A=B",
+  CHECK(has_at(errors8(kPd + "services:\n  - name: s\n    command: [x]\n    env: {'A=B': x}\n"), "services[0].env.A=B",
             "is not an environment variable name", 13));
-  CHECK(has(errors(kPd + "services:\n  - name: s\n    command: [x]\n    srun_options: {'--mem': 1G}\n"),
+  CHECK(has_at(errors8(kPd + "services:\n  - name: s\n    command: [x]\n    srun_options: {'--mem': 1G}\n"),
             "services[0].srun_options.--mem", "is written with its dashes", 13));
 }
 
@@ -241,7 +224,7 @@ TEST_CASE("a v1-layout recipe's services are a schema-2 recipe's, as srtctl 2.x 
   // InferenceX's dsv4/sglang/mi355x/agentic/disagg-mtp.yaml: a v1 variants file whose override
   // adds the UMBP service.
   const std::string v1 = std::string(srt_test::kMinimalRecipe) + kUmbp;
-  const srt::Recipe r = load(v1);
+  const srt::Recipe r = load8(v1);
   CHECK(r.unsupported_keys.empty());
   REQUIRE(r.services.size() == 1);
   CHECK(r.services[0].before_workers);
@@ -249,11 +232,11 @@ TEST_CASE("a v1-layout recipe's services are a schema-2 recipe's, as srtctl 2.x 
   REQUIRE(svc.size() == 1);
   CHECK(svc[0]->node == plan_of(r).find("prefill:0")->node);
   // The same rules as under schema 2, at the v1 file's lines (services: is line 6).
-  CHECK(has(errors(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: x}\n"), "services[0].command",
+  CHECK(has_at(errors8(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: x}\n"), "services[0].command",
             "is required for a generic service", 7));
-  CHECK(has(errors(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: x, command: [x], bogus: 1}\n"),
+  CHECK(has_at(errors8(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: x, command: [x], bogus: 1}\n"),
             "services[0].bogus", "unknown key", 7));
-  const auto etcd = load(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: etcd, type: etcd}\n").unsupported_keys;
+  const auto etcd = load8(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: etcd, type: etcd}\n").unsupported_keys;
   CHECK(std::find(etcd.begin(), etcd.end(), "services[0].type=etcd") != etcd.end());
 }
 
