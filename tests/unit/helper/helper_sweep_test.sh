@@ -30,6 +30,7 @@ declare -A want_nodes=(
   [recipes/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]=1
   [recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]=1
   [recipes/lab/dsr1/sglang/mi355x-fp8/8k1k/agg-tp8.yaml]=1
+  [recipes/lab/dsv4/sglang/mi355x/agentic/disagg-dspark.yaml]=2
   [tests/fixtures/recipes/good/agg-direct.yaml]=1
   [tests/fixtures/recipes/good/atom-1p1d-minimal.yaml]=2
   [tests/fixtures/recipes/good/atom-shared-decode-anchors.yaml]=1
@@ -45,6 +46,7 @@ declare -A want_variants=(
   [recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml]="override_tp8_c4 override_dep8_c64"
   [recipes/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]="override_tp4_c1 override_dep8_c64"
   [recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml]="override_tp4_c1 override_dep8_c64"
+  [recipes/lab/dsv4/sglang/mi355x/agentic/disagg-dspark.yaml]="override_c4 override_dpa"
 )
 # Recipes srt-spank validates but does not plan: what make_plan names as not planned yet.
 declare -A not_planned=(
