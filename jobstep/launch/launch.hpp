@@ -87,6 +87,11 @@ ContainerCommand container_command(const Job& job, const Process& process);
 // running). Empty for the other runtimes.
 StepCommand clean_containers_command(const Job& job);
 
+// After the steps stop: one task per worker node whose engine leaves shared-memory files behind
+// (srt/engines.hpp teardown_sweep), removing the job user's files of those names (shm_sweep.cpp).
+// Empty when the engines leave none, or the nodes may be shared with other jobs.
+StepCommand shm_sweep_command(const Job& job);
+
 // The named pyxis container of an image ("srt-<12 hex of its sha256>"), one per image per
 // node, reused across jobs (pyxis's default container_scope=global keeps it).
 std::string pyxis_container_name(const std::string& image);

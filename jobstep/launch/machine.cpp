@@ -162,6 +162,7 @@ void Launch::teardown() {
   if (host_setup_reached_ && job_.plan.host_setup)
     host_teardown(deadline.before_archives(now(), job_.plan.host_setup->timeout_seconds));
   remove_containers(deadline.before_archives(now(), kPortCheckSeconds));
+  sweep_shared_memory(deadline.before_archives(now(), kPortCheckSeconds));
   write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
   archive_logs(job_, console_, deadline);
   timings_.emplace_back("end", console_.seconds());
@@ -188,6 +189,30 @@ void Launch::remove_containers(double seconds) {
   if (status != 0)
     console_.line("containers: FAIL: a container of the job may be left on a node (srt-helper clean-containers "
                   "exit " + std::to_string(status) + "); the epilog removes it when the job ends");
+}
+
+// What the job's engines left in /dev/shm on their nodes (shm_sweep.cpp), once they are stopped:
+// each file removed is a console line; a sweep that fails is said and changes no outcome.
+void Launch::sweep_shared_memory(double seconds) {
+  const StepCommand cmd = shm_sweep_command(job_);
+  if (cmd.srun.empty()) return;
+  int status = 0;
+  const std::string out = sys::run_capture(cmd.argv(), seconds, &status, true);
+  std::size_t from = 0, removed = 0;
+  while (from < out.size()) {
+    const std::size_t end = std::min(out.find('\n', from), out.size());
+    if (end > from) {
+      const std::string line = out.substr(from, end - from);
+      if (line.rfind("/", 0) == 0) ++removed;
+      console_.line("teardown: " + (line.rfind("/", 0) == 0 ? "removed " + line : line));
+    }
+    from = end + 1;
+  }
+  if (status != 0)
+    console_.line("teardown: the shared-memory sweep ended with exit " + std::to_string(status) +
+                  "; what the engines left in /dev/shm may still be there");
+  else if (removed)
+    console_.line("teardown: removed " + std::to_string(removed) + " shared-memory file(s) the engines left");
 }
 
 int run_launch(const Options& options) {

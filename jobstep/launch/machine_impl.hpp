@@ -73,6 +73,7 @@ class Launch {
   void check();
   void teardown();
   void remove_containers(double seconds);
+  void sweep_shared_memory(double seconds);
   std::string address(const Process& p) const { return job_.plan.nodes.at(std::size_t(p.node_index)).address; }
 
   // machine_host_setup.cpp: the job's host_setup on each node's host, before anything else, and

@@ -41,6 +41,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "agentx-dep8|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_dep8_c64"
     "sglang-pd|test-launch-agentx.sh|recipes/lab/dsv4/sglang/mi355x/agentic/disagg-dspark.yaml:override_c4"
     "sglang-pd-dpa|test-launch-agentx.sh|recipes/lab/dsv4/sglang/mi355x/agentic/disagg-dspark.yaml:override_dpa"
+    "shm-sweep|test-launch-shm-sweep.sh|"
     "atom-direct|test-launch-agentx.sh|recipes/lab/dsv4/atom/mi355x-fp4/agentic/agg-tp8.yaml:override_tp8_c4|direct"
     "vllm-tp4|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_tp4_c1"
     "vllm-dep8|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_dep8_c64"
