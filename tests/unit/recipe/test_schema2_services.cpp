@@ -58,6 +58,7 @@ srt::Plan plan_of(const srt::Recipe& r, const srt::Profile& profile = srt::defau
   return srt::make_plan(r, profile, in);
 }
 
+// Pointers into `p`: keep the Plan alive while they are used.
 std::vector<const srt::Process*> services_of(const srt::Plan& p) {
   std::vector<const srt::Process*> out;
   for (const auto& x : p.processes)
@@ -146,7 +147,8 @@ TEST_CASE("schema 2: a service runs on the nodes its placement names, in its ima
   CHECK(each[0]->readiness.kind == "none");
   CHECK_FALSE(each[0]->critical);
   // decode: the decode worker's node only.
-  const auto dec = services_of(plan_of(load8(kPd + "services:\n  - {name: side, command: [x], placement: {node: decode}}\n")));
+  const srt::Plan on_decode = plan_of(load8(kPd + "services:\n  - {name: side, command: [x], placement: {node: decode}}\n"));
+  const auto dec = services_of(on_decode);  // pointers into on_decode
   REQUIRE(dec.size() == 1);
   CHECK(dec[0]->node == plan_of(load8(kPd)).find("decode:0")->node);
   // agg with no agg worker: said, not an empty placement.
@@ -228,9 +230,10 @@ TEST_CASE("a v1-layout recipe's services are a schema-2 recipe's, as srtctl 2.x 
   CHECK(r.unsupported_keys.empty());
   REQUIRE(r.services.size() == 1);
   CHECK(r.services[0].before_workers);
-  const auto svc = services_of(plan_of(r));
+  const srt::Plan plan = plan_of(r);
+  const auto svc = services_of(plan);  // pointers into plan
   REQUIRE(svc.size() == 1);
-  CHECK(svc[0]->node == plan_of(r).find("prefill:0")->node);
+  CHECK(svc[0]->node == plan.find("prefill:0")->node);
   // The same rules as under schema 2, at the v1 file's lines (services: is line 6).
   CHECK(has_at(errors8(std::string(srt_test::kMinimalRecipe) + "services:\n  - {name: x}\n"), "services[0].command",
             "is required for a generic service", 7));
