@@ -16,7 +16,7 @@ namespace {
 // the allocation (all), else one on the head or infra node. In the job's node order.
 std::vector<int> placed_nodes(const Service& s, const NodeRoles& roles, const std::vector<Endpoint>& endpoints, int n) {
   if (s.node == "head") return {roles.head};
-  if (s.node == "infra" || s.node == "dedicated") return {roles.infra};
+  if (s.node == "infra") return {roles.infra};  // dedicated is refused for a generic service
   std::set<int> out;
   if (s.node == "all")
     for (int i = 0; i < n; ++i) out.insert(i);

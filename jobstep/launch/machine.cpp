@@ -180,12 +180,7 @@ void Launch::remove_containers(double seconds) {
   if (cmd.srun.empty()) return;
   int status = 0;
   const std::string out = sys::run_capture(cmd.argv(), seconds, &status, true);
-  std::size_t from = 0;
-  while (from < out.size()) {
-    const std::size_t end = std::min(out.find('\n', from), out.size());
-    if (end > from) console_.line(out.substr(from, end - from));
-    from = end + 1;
-  }
+  each_line(out, [this](const std::string& line) { console_.line(line); });
   if (status != 0)
     console_.line("containers: FAIL: a container of the job may be left on a node (srt-helper clean-containers "
                   "exit " + std::to_string(status) + "); the epilog removes it when the job ends");
@@ -198,16 +193,12 @@ void Launch::sweep_shared_memory(double seconds) {
   if (cmd.srun.empty()) return;
   int status = 0;
   const std::string out = sys::run_capture(cmd.argv(), seconds, &status, true);
-  std::size_t from = 0, removed = 0;
-  while (from < out.size()) {
-    const std::size_t end = std::min(out.find('\n', from), out.size());
-    if (end > from) {
-      const std::string line = out.substr(from, end - from);
-      if (line.rfind("/", 0) == 0) ++removed;
-      console_.line("teardown: " + (line.rfind("/", 0) == 0 ? "removed " + line : line));
-    }
-    from = end + 1;
-  }
+  std::size_t removed = 0;
+  each_line(out, [&](const std::string& line) {
+    const bool path = line.rfind('/', 0) == 0;  // find -print's; anything else is find's own word
+    removed += path ? 1 : 0;
+    console_.line("teardown: " + (path ? "removed " + line : line));
+  });
   if (status != 0)
     console_.line("teardown: the shared-memory sweep ended with exit " + std::to_string(status) +
                   "; what the engines left in /dev/shm may still be there");

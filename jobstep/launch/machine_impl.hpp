@@ -6,6 +6,7 @@
 #pragma once
 #include <sys/time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -54,6 +55,17 @@ inline double unix_now() {
   timeval tv{};
   ::gettimeofday(&tv, nullptr);
   return double(tv.tv_sec) + double(tv.tv_usec) / 1e6;
+}
+
+// f(line) for each non-empty line of a program's output, in order.
+template <typename F>
+void each_line(const std::string& out, F&& f) {
+  std::size_t from = 0;
+  while (from < out.size()) {
+    const std::size_t end = std::min(out.find('\n', from), out.size());
+    if (end > from) f(out.substr(from, end - from));
+    from = end + 1;
+  }
 }
 
 inline void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
