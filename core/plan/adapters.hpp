@@ -10,6 +10,7 @@
 
 #include "layout.hpp"
 #include "ports.hpp"
+#include "srt/data_network.hpp"
 #include "processes.hpp"
 #include "srt/plan.hpp"
 
@@ -32,7 +33,7 @@ class EngineAdapter {
   // The endpoint's processes, one per node it spans, leader first: argv as srtctl renders it,
   // every port they and their children bind (from site.ports, hidden ones included), their
   // environment (role env, global env, then the engine's own: host IP, KV transfer, KV events),
-  // readiness, and the address to bind (ctx.bind_host).
+  // readiness, and the address to bind (listen_host of the node: srt/data_network.hpp).
   virtual std::vector<Process> workers(const WorkerContext& ctx, const EndpointSite& site) const = 0;
   // On the worker's node, inside its step (srt/plan.hpp apply_binding): what the node's topology
   // adds to the planned environment: the address on the data network, NUMA and CPU placement,
@@ -63,7 +64,8 @@ struct FrontendSite {
   NodePorts& ports;                           // the head node's allocator
   const std::vector<const Process*>& workers; // leaders only (followers serve no requests)
   const std::vector<PlanNode>& nodes;
-  const std::string& bind_host;
+  // Where the router's listeners bind: the head node's listen_host (srt/data_network.hpp).
+  std::string bind_host() const { return listen_host(profile, head.address); }
 };
 
 class FrontendAdapter {

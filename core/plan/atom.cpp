@@ -51,7 +51,7 @@ Process atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode&
   w.argv = ctx.profile.engine_command;
   w.argv.insert(w.argv.end(), {"--model", parts.model});
   if (!parts.served.empty()) w.argv.insert(w.argv.end(), {"--served-model-name", parts.served});
-  w.argv.insert(w.argv.end(), {"--host", ctx.bind_host, "--server-port", std::to_string(http), "--port",
+  w.argv.insert(w.argv.end(), {"--host", listen_host(ctx.profile, node.address), "--server-port", std::to_string(http), "--port",
                                std::to_string(engine), "-tp", std::to_string(shape.tp)});
   if (pd) {
     Json kv = Json::object();

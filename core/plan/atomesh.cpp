@@ -31,8 +31,9 @@ Process atomesh_router(const FrontendSite& s) {
     for (const Process* w : workers) router.argv.push_back(worker_url(*w, s.nodes));
   }
   router.argv.insert(router.argv.end(),
-                     {"--host", s.bind_host, "--port", std::to_string(frontend_port), "--backend", "atom",
-                      "--prometheus-port", std::to_string(router.ports.metrics.front())});
+                     {"--host", s.bind_host(), "--port", std::to_string(frontend_port), "--backend", "atom",
+                      "--prometheus-port", std::to_string(router.ports.metrics.front()), "--prometheus-host",
+                      s.bind_host()});
   finish_router(router, s);
   return router;
 }

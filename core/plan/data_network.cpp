@@ -64,6 +64,15 @@ std::optional<Ipv4Network> parse_ipv4_network(const std::string& text, std::stri
 
 bool is_ipv4_address(const std::string& text) { return ipv4_value(text).has_value(); }
 
+bool is_ip_address(const std::string& text) {
+  in6_addr a6{};
+  return is_ipv4_address(text) || inet_pton(AF_INET6, text.c_str(), &a6) == 1;
+}
+
+std::string listen_host(const Profile& profile, const std::string& node_address) {
+  return profile.listen_address == "data_network" && is_ip_address(node_address) ? node_address : "0.0.0.0";
+}
+
 bool is_loopback_ipv4(const std::string& address) {
   const auto v = ipv4_value(address);
   return v && (*v >> 24) == 127;

@@ -190,9 +190,8 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
                                  plan.nodes[std::size_t(frontend_node)], frontend_port);
 
   if (has_router) {
-    const std::string bind_host = ctx.bind_host;
     const FrontendSite site{recipe, profile, plan.nodes[std::size_t(roles.head)], frontend_port,
-                            ports[std::size_t(roles.head)], workers, plan.nodes, bind_host};
+                            ports[std::size_t(roles.head)], workers, plan.nodes};
     Process router = frontend.process(site);
     plan.nodes[std::size_t(roles.head)].roles.push_back("frontend");
     plan.processes.push_back(std::move(router));

@@ -42,8 +42,6 @@ struct WorkerContext {
   const Profile& profile;
   std::uint64_t job_id;
   KvMode kv_mode;
-  // The address every worker binds its public sockets to (HTTP, bootstrap). srtctl binds 0.0.0.0.
-  std::string bind_host = "0.0.0.0";
   ModeParts parts[3];  // indexed by WorkerMode
   const ModeParts& of(WorkerMode m) const { return parts[int(m)]; }
 };

@@ -152,7 +152,7 @@ std::vector<Process> sglang_workers(const WorkerContext& ctx, const EndpointSite
 
     w.argv = ctx.profile.sglang_command;
     w.argv.insert(w.argv.end(), {"--model-path", sglang_model_path(r, ctx.profile), "--served-model-name",
-                                 role_served_model_name(r), "--host", ctx.bind_host, "--port", std::to_string(http),
+                                 role_served_model_name(r), "--host", listen_host(ctx.profile, node.address), "--port", std::to_string(http),
                                  "--nccl-port", std::to_string(w.ports.nccl.front())});
     if (pd) {
       w.argv.insert(w.argv.end(), {"--disaggregation-mode", mode, "--skip-server-warmup"});

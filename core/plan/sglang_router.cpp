@@ -33,9 +33,9 @@ Process sglang_router(const FrontendSite& s) {
     router.argv.push_back("--worker-urls");
     for (const Process* w : s.workers) router.argv.push_back(worker_url(*w, s.nodes));
   }
-  router.argv.insert(router.argv.end(), {"--host", s.bind_host, "--port", std::to_string(s.public_port),
+  router.argv.insert(router.argv.end(), {"--host", s.bind_host(), "--port", std::to_string(s.public_port),
                                          "--prometheus-port", std::to_string(router.ports.metrics.front()),
-                                         "--prometheus-host", s.bind_host});
+                                         "--prometheus-host", s.bind_host()});
   finish_router(router, s);
   return router;
 }

@@ -117,7 +117,7 @@ std::vector<Process> vllm_workers(const WorkerContext& ctx, const EndpointSite& 
   if (const std::size_t program = command_program_index(w.argv);
       direct && !r.backend.vllm_serve_binary.empty() && program < w.argv.size())
     w.argv[program] = r.backend.vllm_serve_binary;
-  w.argv.insert(w.argv.end(), {model_argument(r, ctx.profile), "--host", ctx.bind_host, "--port", std::to_string(http)});
+  w.argv.insert(w.argv.end(), {model_argument(r, ctx.profile), "--host", listen_host(ctx.profile, node.address), "--port", std::to_string(http)});
   // GPUs by physical index; with set_visible_devices the variable masks them instead (then the
   // indices would count within the mask, so --device-ids is left out).
   std::vector<int> ids = e.gpus;

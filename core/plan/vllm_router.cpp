@@ -40,7 +40,7 @@ Process vllm_router(const FrontendSite& s) {
     fail("the vLLM Router needs one node-local data-parallel size for every worker",
          "give every aggregated worker the same data-parallel-size");
   const int local_dp = dp.empty() ? 1 : *dp.begin();
-  router.argv.insert(router.argv.end(), {"--host", s.bind_host, "--port", std::to_string(s.public_port)});
+  router.argv.insert(router.argv.end(), {"--host", s.bind_host(), "--port", std::to_string(s.public_port)});
   const Json* configured = find_flag(args, {"intra-node-data-parallel-size"});
   if (configured && int_flag(args, {"intra-node-data-parallel-size"}, -1) != local_dp)
     fail("frontend.args.intra-node-data-parallel-size conflicts with the workers' data-parallel-size " +
@@ -56,7 +56,7 @@ Process vllm_router(const FrontendSite& s) {
                        {"--worker-startup-timeout-secs", std::to_string(hc.max_attempts * hc.interval_seconds)});
   }
   router.argv.insert(router.argv.end(), {"--prometheus-port", std::to_string(router.ports.metrics.front()),
-                                         "--prometheus-host", s.bind_host});
+                                         "--prometheus-host", s.bind_host()});
   finish_router(router, s);
   return router;
 }

@@ -201,6 +201,7 @@ Profile profile_from_document(Document doc) {
   if (const Json* gid = at(root, "mooncake_gid_index")) p.mooncake_gid_index = gid_index_of(*gid).value_or(-1);
   set_text(root, "kv_events_capability", p.kv_events_capability);
   set_text(root, "identity_mismatch", p.identity_mismatch);
+  set_text(root, "listen_address", p.listen_address);
   set_int(root, "benchmark_stall_timeout", p.benchmark_stall_timeout);
   set_int(root, "gpu_idle_vram_mib", p.gpu_idle_vram_mib);
   set_text(root, "topology_cache_dir", p.topology_cache_dir);

@@ -68,6 +68,9 @@ Field build_profile_schema() {
                "each node finds on its paired NICs"),
           str("kv_events_capability", "what the image's ATOM can do for per-rank KV events")
               .one_of({"auto", "offset", "connect", "none"}),
+          str("listen_address",
+              "where the job's listeners bind: the node's data-network address, or every interface (0.0.0.0)")
+              .one_of({"data_network", "any"}),
           str("identity_mismatch", "an image that is not the recipe's identity: stop the job before any worker starts, or warn")
               .one_of({"stop", "warn"}),
           integer("benchmark_stall_timeout",

@@ -121,7 +121,8 @@ launch_port_audit() {
   local jid=$1 plan=$2 node=$3
   shift 3
   nsenter --net="/run/netns/$LAB_NETNS_PREFIX-$node" /usr/bin/python3 "$LAUNCH_SRC/tests/tools/port_audit.py" \
-    --plan "$plan" --node "$node" --marker 'SLURM_JOB_ID={job_id}' --marker 'SLURM_JOB_NAME={step_name}' "$@" \
+    --plan "$plan" --node "$node" --marker 'SLURM_JOB_ID={job_id}' --marker 'SLURM_JOB_NAME={step_name}' \
+    --planned-address "$@" \
     || { launch_show "$jid"; lab_fail "port audit on $node"; }
 }
 

@@ -4,7 +4,7 @@ ports the Plan gave it?
 
     port_audit.py --plan plan.json --node node1 [--pid prefill:0=1234 ...]
                   [--marker 'SRT_STEP={name}' ...] [--ignore-range 15000-17000 ...]
-                  [--ignore-ephemeral] [--json]
+                  [--ignore-ephemeral] [--planned-address] [--json]
 
 For each Plan process placed on the node, the process tree to audit is found either from
 ``--pid NAME=PID`` or by environment markers: a process matches when its /proc/PID/environ
@@ -15,7 +15,10 @@ whose parent does not match, plus all their descendants. Listening sockets come 
 
 Reported per process: sockets not in the Plan (unexpected), Plan ports nobody in the tree
 listens on (missing, with the foreign pid holding the port if any), and a Plan process with
-ports that is not running. Exit status: 0 all match, 1 any mismatch, 2 bad usage or input.
+ports that is not running. With ``--planned-address`` a port whose address the Plan sets (the
+table PLANNED_ADDRESS: workers' HTTP and bootstrap, routers' public and metrics ports, kv-relays'
+publishers) must be bound to the node's address in the Plan and nowhere else: a socket on that
+port at ``0.0.0.0``, ``*`` or another address is reported (wrong address). Exit status: 0 all match, 1 any mismatch, 2 bad usage or input.
 
 Ports that are not Plan ports and must be ignored on a real ATOM node: Mooncake's transfer
 engine RPC port per rank, random in [MC_MIN_RPC_PORT, MC_MAX_RPC_PORT] = 15000-17000
@@ -33,6 +36,12 @@ import sys
 from collections import defaultdict
 
 USERS_PID = re.compile(r"pid=(\d+)")
+
+# role -> the port kinds whose listen address the Plan sets (docs/security.md "Listeners").
+PLANNED_ADDRESS = {
+    "prefill": {"http", "bootstrap"}, "decode": {"http", "bootstrap"}, "agg": {"http", "bootstrap"},
+    "router": {"http", "metrics"}, "kv-relay": {"kv_events"},
+}
 
 
 class UsageError(Exception):
@@ -202,7 +211,14 @@ def parse_ranges(specs):
     return ranges
 
 
-def audit(plan, node, sockets, table, explicit_pids, marker_templates, ignored):
+def node_address(plan, node):
+    for n in plan.get("nodes", []):
+        if str(n.get("name")) == node or str(n.get("index")) == node:
+            return str(n.get("address", ""))
+    return ""
+
+
+def audit(plan, node, sockets, table, explicit_pids, marker_templates, ignored, planned_address=False):
     def is_ignored(port):
         return any(lo <= port <= hi for lo, hi in ignored)
 
@@ -220,7 +236,7 @@ def audit(plan, node, sockets, table, explicit_pids, marker_templates, ignored):
         tree = table.tree(roots) if roots else set()
         entry = {"process": name, "roots": sorted(roots), "pids": len(tree),
                  "expected": {str(p): k for p, k in sorted(expected.items())},
-                 "unexpected": [], "missing": [], "running": bool(tree)}
+                 "unexpected": [], "missing": [], "wrong_address": [], "running": bool(tree)}
         if not tree:
             if expected:
                 ok = False
@@ -234,6 +250,11 @@ def audit(plan, node, sockets, table, explicit_pids, marker_templates, ignored):
             if not owners:
                 continue
             seen_ports.add(port)
+            bound_kinds = PLANNED_ADDRESS.get(proc.get("role", ""), set()) if planned_address else set()
+            if expected.get(port) in bound_kinds and addr.strip("[]") != node_address(plan, node):
+                ok = False
+                entry["wrong_address"].append({"port": port, "kind": expected[port], "address": addr,
+                                               "planned": node_address(plan, node)})
             if port not in expected and not is_ignored(port):
                 ok = False
                 entry["unexpected"].append({
@@ -258,6 +279,9 @@ def print_report(ok, report, node):
         for item in entry["unexpected"]:
             print(f"  UNEXPECTED {item['address']}:{item['port']} pid {item['pids']} "
                   f"({', '.join(item['comm'])}): not a Plan port of this process")
+        for item in entry["wrong_address"]:
+            print(f"  WRONG ADDRESS {item['kind']} port {item['port']} bound at {item['address']}, "
+                  f"the Plan's address is {item['planned']}")
         for item in entry["missing"]:
             holder = f"; held by foreign pid {item['holder']}" if item["holder"] else ""
             print(f"  MISSING {item['kind']} port {item['port']}: not listening{holder}")
@@ -277,6 +301,9 @@ def main(argv=None):
                         help="ports never reported (e.g. 15000-17000 for Mooncake TE RPC)")
     parser.add_argument("--ignore-ephemeral", action="store_true",
                         help="ignore the kernel's ephemeral port range (bind to port 0)")
+    parser.add_argument("--planned-address", action="store_true",
+                        help="the ports whose address the Plan sets must be bound to the node's "
+                             "Plan address only")
     parser.add_argument("--ss-output", default=None, help="use a saved `ss -ltnpH` listing")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
@@ -292,7 +319,7 @@ def main(argv=None):
         if args.ignore_ephemeral:
             ignored.append(ephemeral_range())
         ok, report = audit(plan, args.node, read_sockets(args.ss_output), ProcTable(),
-                           explicit, args.marker or ["SRT_STEP={name}"], ignored)
+                           explicit, args.marker or ["SRT_STEP={name}"], ignored, args.planned_address)
     except UsageError as exc:
         print(f"port_audit: {exc}", file=sys.stderr)
         return 2

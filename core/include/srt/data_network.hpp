@@ -34,6 +34,13 @@ struct Ipv4Network {
 std::optional<Ipv4Network> parse_ipv4_network(const std::string& text, std::string* why = nullptr);
 bool is_ipv4_address(const std::string& text);
 bool is_loopback_ipv4(const std::string& address);
+// An IPv4 or IPv6 literal (inet_pton), which a server can bind as it is.
+bool is_ip_address(const std::string& text);
+
+// The host a listener binds on a node known to the Plan as `node_address` (PlanNode::address):
+// that address when it is an IP literal and the profile's listen_address is data_network, else
+// every interface ("0.0.0.0": a node known only by its name, or listen_address: any).
+std::string listen_host(const Profile& profile, const std::string& node_address);
 
 // The name data_network.name_pattern gives `node`.
 std::string data_network_name(const Profile& profile, const std::string& node);

@@ -88,6 +88,11 @@ struct Profile {
   // What launch does when an image is not the recipe's `identity` (preflight): stop before any
   // worker loads a model, or warn and go on (fingerprints.json records it either way).
   std::string identity_mismatch = "stop";      // stop | warn
+  // Where the job's listeners whose address the Plan sets bind (workers' HTTP, routers and their
+  // Prometheus ports, kv-relays): data_network = the node's data-network address, so hosts off
+  // that network cannot reach them (docs/security.md "Listeners"); any = every interface
+  // (0.0.0.0, srtctl's choice), for benchmarks that reach the frontend at localhost.
+  std::string listen_address = "data_network";  // data_network | any
   // Seconds a benchmark may go without a completed request (router and engines' counters) or a
   // new result file before launch cuts it and fails the job; 0 = never (srt-helper submit/run
   // --stall-timeout overrides it per job).

@@ -129,5 +129,41 @@ class LiveAudit(StandinTestCase):
         self.assertEqual(code, 2)
 
 
+class PlannedAddress(unittest.TestCase):
+    """--planned-address: a worker's HTTP port must be bound at its node's Plan address."""
+
+    def audit(self, http_address, *extra):
+        pid = os.getpid()  # a live root for the tree; the sockets come from the saved listing
+        plan = {"job_id": 7, "nodes": [{"index": 0, "name": "node1", "address": "10.0.0.5", "roles": []}],
+                "processes": [{"name": "prefill:0", "role": "prefill", "index": 0, "node": "node1",
+                               "node_index": 0, "step_name": "prefill_0",
+                               "ports": {"http": [20000], "engine": [20001]}}]}
+        ss = (f'LISTEN 0 4096 {http_address}:20000 0.0.0.0:* users:(("python3",pid={pid},fd=19))\n'
+              f'LISTEN 0 4096 0.0.0.0:20001 0.0.0.0:* users:(("python3",pid={pid},fd=20))\n')
+        with tempfile.TemporaryDirectory() as d:
+            with open(f"{d}/plan.json", "w") as f:
+                json.dump(plan, f)
+            with open(f"{d}/ss.txt", "w") as f:
+                f.write(ss)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = port_audit.main(["--plan", f"{d}/plan.json", "--node", "node1", "--ss-output",
+                                        f"{d}/ss.txt", "--pid", f"prefill:0={pid}", *extra])
+        return code, out.getvalue()
+
+    def test_the_planned_address_passes_and_an_engine_own_port_is_not_held_to_it(self):
+        code, out = self.audit("10.0.0.5", "--planned-address")
+        self.assertEqual(code, 0, out)
+
+    def test_every_interface_is_a_wrong_address(self):
+        for wildcard in ("0.0.0.0", "*", "[::]"):
+            code, out = self.audit(wildcard, "--planned-address")
+            self.assertEqual(code, 1, out)
+            self.assertIn(f"WRONG ADDRESS http port 20000 bound at {wildcard}, the Plan's address is 10.0.0.5",
+                          out)
+        code, out = self.audit("0.0.0.0")  # without the option: only the ports are audited
+        self.assertEqual(code, 0, out)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -38,4 +38,33 @@ inline void no_port_twice(const srt::Plan& plan) {
         if (!seen.insert({p.node_index, port}).second) FAIL(p.name << " " << kind << " reuses port " << port << " on " << p.node);
 }
 
+// The Plan made from `recipe` on its nodes binds every listener whose address it sets (each
+// worker's and router's --host, the router's --prometheus-host) to its node's data-network
+// address; with listen_address: any, or nodes known only by their names, to every interface.
+// Returns how many listeners it checked in the first Plan, so a case cannot pass on none.
+inline int check_listen_hosts(const srt::Recipe& recipe) {
+  const int n = srt::node_demand(recipe, srt::default_profile());
+  auto hosts = [](const srt::Plan& plan, auto&& want) {
+    int checked = 0;
+    for (const auto& p : plan.processes) {
+      if (p.role == srt::Role::benchmark || p.role == srt::Role::service) continue;
+      for (const char* flag : {"--host", "--prometheus-host"}) {
+        if (!has_arg(p, flag)) continue;
+        ++checked;
+        CHECK(arg_after(p, flag) == want(plan.nodes.at(std::size_t(p.node_index))));
+      }
+    }
+    return checked;
+  };
+  const int checked = hosts(srt::make_plan(recipe, srt::default_profile(), inputs(n)),
+                            [](const srt::PlanNode& node) { return node.address; });
+  srt::Profile any = srt::default_profile();
+  any.listen_address = "any";
+  hosts(srt::make_plan(recipe, any, inputs(n)), [](const srt::PlanNode&) { return std::string("0.0.0.0"); });
+  srt::PlanInputs names = inputs(n);
+  names.addresses.clear();
+  hosts(srt::make_plan(recipe, srt::default_profile(), names), [](const srt::PlanNode&) { return std::string("0.0.0.0"); });
+  return checked;
+}
+
 }  // namespace test_recipes

@@ -25,7 +25,7 @@ TEST_CASE("2P1D prefill_0 argv: srtctl's order, our ports, sorted recipe flags")
   const std::string hs = std::to_string(w.ports.handshake[0]);
   const std::vector<std::string> expected = {
       "python3", "-m", "atom.entrypoints.openai_server", "--model", "deepseek-ai/DeepSeek-V4-Pro",
-      "--host", "0.0.0.0", "--server-port", http, "--port", engine, "-tp", "8",
+      "--host", "10.0.0.1", "--server-port", http, "--port", engine, "-tp", "8",
       "--kv-transfer-config",
       R"({"kv_role":"kv_producer","kv_connector":"mooncake","handshake_port":)" + hs +
           R"(,"protocol":"tcp","http_port":)" + http + "}",
@@ -78,12 +78,17 @@ TEST_CASE("AToMesh: PD mode, every prefill then every decode, public port, our m
   auto url = [](const char* ip, const srt::Process& w) { return std::string("http://") + ip + ":" + std::to_string(w.ports.http[0]); };
   const std::vector<std::string> expected = {
       "atomesh", "launch", "--pd-disaggregation", "--prefill", url("10.0.0.1", p0), "--prefill",
-      url("10.0.0.2", p1), "--decode", url("10.0.0.3", d0), "--host", "0.0.0.0", "--port", "8000",
-      "--backend", "atom", "--prometheus-port", std::to_string(router.ports.metrics[0]),
-      "--policy", "random", "--disable-circuit-breaker"};
+      url("10.0.0.2", p1), "--decode", url("10.0.0.3", d0), "--host", "10.0.0.1", "--port", "8000",
+      "--backend", "atom", "--prometheus-port", std::to_string(router.ports.metrics[0]), "--prometheus-host",
+      "10.0.0.1", "--policy", "random", "--disable-circuit-breaker"};
   CHECK(router.argv == expected);
   CHECK(router.readiness.path == "/workers");
   CHECK(router.log_file == "mi355x-01_atomesh_0.out");
+}
+
+TEST_CASE("listeners: ATOM's workers and AToMesh bind their node's data-network address", "[listeners]") {
+  // 2P1D: three workers' --host and the router's --host and --prometheus-host.
+  CHECK(check_listen_hosts(dsv4_2p1d()) == 5);
 }
 
 TEST_CASE("the job-level contract: frontend, per-role IPs and endpoints") {

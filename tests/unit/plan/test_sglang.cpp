@@ -86,7 +86,7 @@ TEST_CASE("sglang direct: one aggregated worker on the public port, argv as srtc
   const std::vector<std::string> head(w.argv.begin(), w.argv.begin() + 15);
   CHECK(head == std::vector<std::string>{"python3", "-m", "sglang.launch_server", "--model-path",
                                           "deepseek-ai/DeepSeek-R1-0528", "--served-model-name",
-                                          "deepseek-ai/DeepSeek-R1-0528", "--host", "0.0.0.0", "--port", "8000",
+                                          "deepseek-ai/DeepSeek-R1-0528", "--host", "10.0.0.1", "--port", "8000",
                                           "--nccl-port", std::to_string(w.ports.nccl.at(0)),
                                           // sorted recipe args: '_' keys sort after '-' ones, then '_' -> '-'
                                           "--cuda-graph-bs", "1"});
@@ -135,8 +135,8 @@ TEST_CASE("sglang-router with DP attention: workers' blocks, the router's argv, 
   CHECK(router.argv == std::vector<std::string>{"python", "-m", "sglang_router.launch_router", "--worker-urls",
                                                  "http://10.0.0.1:" + std::to_string(a.ports.http.at(0)),
                                                  "http://10.0.0.1:" + std::to_string(b.ports.http.at(0)), "--host",
-                                                 "0.0.0.0", "--port", "8000", "--prometheus-port", m,
-                                                 "--prometheus-host", "0.0.0.0", "--policy", "cache_aware",
+                                                 "10.0.0.1", "--port", "8000", "--prometheus-port", m,
+                                                 "--prometheus-host", "10.0.0.1", "--policy", "cache_aware",
                                                  "--dp-aware"});
   CHECK(router.readiness.kind == "workers");
   CHECK(router.readiness.path == "/workers");
@@ -183,6 +183,13 @@ TEST_CASE("sglang PD over MoRI: bootstrap ports, the router's --prefill URL BOOT
   CHECK(arg_after(own, "--disaggregation-ib-device") == "rdma1,rdma2");
   srt::apply_binding(own, b, "192.168.9.1", srt::default_profile(), 4242);
   CHECK(env_of(own, "MORI_RDMA_DEVICES") == "<unset>");
+}
+
+TEST_CASE("listeners: SGLang's workers (HTTP and bootstrap) and sglang-router bind their node's address", "[listeners]") {
+  // 1P1D with DP attention: the prefill's and the decode's --host (the prefill's bootstrap server
+  // binds there too), the router's --host and --prometheus-host; direct: the one worker.
+  CHECK(check_listen_hosts(sglang_pd(1, 8, true)) == 4);
+  CHECK(check_listen_hosts(sglang_agg(8, 1, true, "sglang-direct")) == 1);
 }
 
 TEST_CASE("sglang PD: KV over RDMA as the transfer backend says - mori and mooncake yes, mooncake_tcp no") {

@@ -63,7 +63,7 @@ TEST_CASE("vllm direct: `vllm serve MODEL` on the public port, role args as srtc
   const srt::Process& w = *plan.find("agg:0");
   CHECK(w.adapter == "vllm");
   CHECK(w.argv == std::vector<std::string>{
-                      "vllm", "serve", "deepseek-ai/DeepSeek-V4-Pro-0813", "--host", "0.0.0.0", "--port", "8000",
+                      "vllm", "serve", "deepseek-ai/DeepSeek-V4-Pro-0813", "--host", "10.0.0.1", "--port", "8000",
                       "--device-ids", "0,1,2,3,4,5,6,7",
                       // sorted by the key as written; '_' -> '-'; a mapping is one JSON argument
                       "--compilation-config", R"({"mode":3})", "--gpu-memory-utilization", "0.86",
@@ -87,6 +87,11 @@ TEST_CASE("vllm direct: `vllm serve MODEL` on the public port, role args as srtc
   std::set<int> audited;
   for (const auto& u : srt::planned_ports(plan)) audited.insert(u.port);
   for (int p : w.ports.scan) CHECK(audited.count(p) == 1);
+}
+
+TEST_CASE("listeners: vLLM's workers and the vLLM Router bind their node's address", "[listeners]") {
+  CHECK(check_listen_hosts(vllm_dep8()) == 3);
+  CHECK(check_listen_hosts(vllm_agg(8, 1, "vllm")) == 1);
 }
 
 TEST_CASE("vllm partial-node workers: --device-ids is exactly each worker's bound GPUs") {
@@ -202,10 +207,10 @@ TEST_CASE("vllm-router: static worker list, DP ranks, startup timeout from the h
   REQUIRE(router.ports.metrics.size() == 1);
   const std::string url = "http://10.0.0.1:" + std::to_string(w.ports.http.at(0));
   CHECK(router.argv == std::vector<std::string>{
-                           "vllm-router", "--worker-urls", url, "--host", "0.0.0.0", "--port", "8000",
+                           "vllm-router", "--worker-urls", url, "--host", "10.0.0.1", "--port", "8000",
                            "--intra-node-data-parallel-size", "8", "--worker-startup-timeout-secs", "10800",
                            "--prometheus-port", std::to_string(router.ports.metrics[0]), "--prometheus-host",
-                           "0.0.0.0", "--policy", "consistent_hash", "--request-timeout-secs", "14400",
+                           "10.0.0.1", "--policy", "consistent_hash", "--request-timeout-secs", "14400",
                            "--disable-retries"});
   CHECK(router.adapter == "vllm-router");
   CHECK(router.readiness.kind == "workers");

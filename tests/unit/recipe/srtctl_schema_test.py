@@ -161,7 +161,7 @@ PROFILE_OURS = {
     **{k: _OWN for k in ("benchmark_stall_timeout", "container_run_args", "container_runtime",
                          "container_runtime_args", "container_user", "data_network", "docker_users_are_root",
                          "engine_command", "frontend_port", "gpu_devices", "gpu_idle_vram_mib",
-                         "identity_mismatch", "kv_events_capability", "mooncake_gid_index", "node_addresses",
+                         "identity_mismatch", "kv_events_capability", "listen_address", "mooncake_gid_index", "node_addresses",
                          "node_sharing", "port_range_begin", "port_range_end", "rdma_mounts",
                          "recipe_mount_prefixes", "results_root", "router_command", "setup_scripts_dir",
                          "sglang_command", "sglang_router_command", "shared_job_slots", "topology_cache_dir",
