@@ -79,6 +79,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "podman-killed|test-launch-containers.sh|killed"
     "podman-launcher|test-launch-containers.sh|launcher"
     "podman-unresolvable|test-launch-containers.sh|unresolvable"
+    "podman-rootless|test-launch-containers.sh|rootless"
     "docker-launcher|test-launch-containers.sh|docker-launcher")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")

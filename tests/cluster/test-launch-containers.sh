@@ -19,12 +19,15 @@
 #   docker-launcher  the same with docker
 #   unresolvable  an image name podman cannot resolve: preflight stops the job, and its one-line
 #              reason carries podman's own words, each role once and the log folder once
+#   rootless   the non-root lab user's job under rootless podman (the containers live in that
+#              user's own store, which root's `podman ps` does not show), scancelled mid-sweep:
+#              the Epilog, as root, removes them from the user's store (docs/security.md M1)
 # Skips (77) without podman or runc (docker: without dockerd).
 set -euo pipefail
 # shellcheck source=launch-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
-case=${2:?usage: test-launch-containers.sh BASE run|docker|scancel|timelimit|killed|launcher|docker-launcher}
+case=${2:?usage: test-launch-containers.sh BASE run|docker|scancel|timelimit|killed|launcher|docker-launcher|rootless}
 here=$(dirname "${BASH_SOURCE[0]}")
 if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then echo "SKIP: podman or runc is not installed"; exit 77; fi
 [[ -x "$LAB_BASE/etc/epilog" ]] || lab_fail "the lab has no Epilog (lab-start.sh --epilog)"
@@ -42,6 +45,7 @@ restore() {
   [[ -z "${jid:-}" ]] || "${podman[@]}" ps --all --quiet --filter "label=srt.job=$jid" | xargs -r "${podman[@]}" rm --force > /dev/null
   [[ ${runtime:-} != docker ]] || bash "$here/lab-docker.sh" stop "$LAB_BASE" || echo "lab-docker.sh stop failed" >&2
   cp "$LAB_BASE/work/cluster.yaml.saved" "$profile"
+  [[ -z "${mounted_mqueue:-}" ]] || umount /dev/mqueue || echo "cannot unmount /dev/mqueue" >&2
 }
 trap restore EXIT
 LAB_CONTAINER_RUNTIME=podman bash "$here/lab-profile.sh" "$LAB_BASE" > /dev/null
@@ -157,6 +161,51 @@ case $case in
     grep -h "of job $jid" "$LAB_BASE/log/epilog.log" || lab_fail "the Epilog said nothing of job $jid"
     grep -q "removed [0-9]* container(s) of job $jid" "$LAB_BASE/log/epilog.log" ||
       lab_fail "the Epilog removed no container of job $jid"
+    ;;
+  rootless)
+    # Rootless podman needs newuidmap/newgidmap (uidmap) and a subordinate id range for the user
+    # (useradd gives one from /etc/login.defs SUB_UID_*). Its store is the user's own
+    # (~/.local/share/containers); the lab's nodes share this host's file systems, so it is every
+    # node's.
+    command -v newuidmap >/dev/null || { echo "SKIP: newuidmap (uidmap) is not installed"; exit 77; }
+    user=${LAB_USER:-srtlab}
+    work=$(bash "$here/lab-user.sh" --user "$user" --base "$LAB_BASE")
+    { grep -q "^$user:" /etc/subuid && grep -q "^$user:" /etc/subgid; } ||
+      lab_fail "$user has no range in /etc/subuid or /etc/subgid (useradd gives one: /etc/login.defs SUB_UID_*)"
+    # `--ipc host` makes rootless podman bind the host's /dev/mqueue (root's mounts a new one).
+    # systemd mounts it on every node (dev-mqueue.mount); this machine's sandbox has none, so the
+    # case mounts it as systemd would, and unmounts it after.
+    if ! mountpoint -q /dev/mqueue; then
+      mkdir -p /dev/mqueue
+      mount -t mqueue mqueue /dev/mqueue
+      mounted_mqueue=1
+    fi
+    podman=(lab_as_user "$user" podman --runtime runc)
+    "${podman[@]}" image exists "$image" || "${podman[@]}" import --quiet "$image_tar" "$image" > /dev/null
+    lab_recipe_images "$LAUNCH_SRC" | while read -r name; do "${podman[@]}" tag "$image" "$name"; done
+    # The job's results and logs in a directory the user owns, as a site's shared results root.
+    lab_as_user "$user" mkdir -p "$work/results"
+    sed -i "s#^results_root: .*#results_root: $work/results#" "$profile"
+    launch_job_dir() { echo "$work/results/$1"; }
+    recipe=$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml
+    nodes=$("$SRT_HELPER" nodes --profile "$profile" "$recipe")
+    jid=$(lab_as_user "$user" env PATH="$LAB_BASE/bin:$PATH" SRTSLURM_CONFIG="$profile" SRT_STANDIN_TOKEN_MS=50 \
+          sbatch --parsable --exclusive --srt-recipe="$recipe" -N"$nodes" -o "$work/launch-%j.out" "$SRT_JOB")
+    echo "job $jid of $user"
+    launch_wait_state "$jid" benchmark 120 || { cat "$work/launch-$jid.out"; lab_fail "never reached the benchmark"; }
+    running=$(containers_of "$jid")
+    echo "$user's containers of job $jid:"; echo "  ${running//$'\n'/$'\n'  }"
+    [[ $(grep -c "^srt-$jid-[0-9]* Up" <<<"$running") -ge 3 ]] ||
+      { cat "$work/launch-$jid.out"; lab_fail "expected the job's workers and router in $user's store"; }
+    [[ -z "$(podman --runtime runc ps --all --quiet --filter "label=srt.job=$jid")" ]] ||
+      lab_fail "root's store holds containers of $user's job"
+    scancel "$jid"
+    result=$(lab_wait_job "$jid" 120) || true
+    echo "job: $result, $(lab_elapsed "$t0") s"
+    assert_no_containers "$jid" 60
+    grep -q "removed [0-9]* container(s) of job $jid" "$LAB_BASE/log/epilog.log" ||
+      { grep -h "of job $jid" "$LAB_BASE/log/epilog.log"; lab_fail "the Epilog removed no container of job $jid"; }
+    grep -h "of job $jid" "$LAB_BASE/log/epilog.log"
     ;;
   *) lab_fail "unknown case $case" ;;
 esac
