@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +20,35 @@
 
 namespace srt::sys {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Reaped { yes, timed_out, elsewhere };
+
+// Reaps `pid` once it ends, waiting until `end` at most: yes with its status in `st`, timed_out
+// (still running) when the time is up, elsewhere when it is no child of ours any more. The wait
+// is a poll on a pidfd (pidfd_open(2), Linux 5.3), which wakes when the child ends: a fixed 10 ms
+// sleep between waitpid() calls could cost a capture 10 ms when its output closed just before
+// the child was reapable (`srtctl apply` runs two). Without pidfds, short sleeps that grow to 10 ms.
+Reaped reap_until(pid_t pid, Clock::time_point end, int& st) {
+  const int pidfd = int(::syscall(SYS_pidfd_open, pid, 0));
+  const UniqueFd own(pidfd);
+  auto step = std::chrono::microseconds(100);
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &st, WNOHANG);
+    if (r == pid) return Reaped::yes;
+    if (r < 0 && errno != EINTR) return Reaped::elsewhere;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
+    if (left.count() <= 0 && r == 0) return Reaped::timed_out;
+    if (pidfd >= 0) {
+      pollfd pfd{pidfd, POLLIN, 0};
+      ::poll(&pfd, 1, int(std::max<long long>(1, left.count())));
+    } else {
+      std::this_thread::sleep_for(step);
+      step = std::min<std::chrono::microseconds>(step * 2, std::chrono::milliseconds(10));
+    }
+  }
+}
 
 // What the child needs besides argv: its environment changes and where its stdio goes.
 struct Stdio {
@@ -118,20 +148,15 @@ int run_to_fd(const std::vector<std::string>& argv, double timeout_seconds, int 
   Stdio io;
   io.out = out_fd;
   const pid_t pid = fork_exec(argv, {}, {}, io);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   int st = 0;
-  for (;;) {
-    const pid_t r = ::waitpid(pid, &st, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) return -1;
-    if (std::chrono::steady_clock::now() >= end) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &st, 0);
-      return -1;
+  const Reaped reaped = reap_until(pid, end, st);
+  if (reaped == Reaped::timed_out) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return reaped == Reaped::yes && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 Captured capture(const std::vector<std::string>& argv, const CaptureOptions& options) {
@@ -157,7 +182,8 @@ Captured capture(const std::vector<std::string>& argv, const CaptureOptions& opt
   while (got < 0 && errno == EINTR);
   if (got == ssize_t(sizeof exec_errno)) c.exec_error = exec_errno;
 
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(options.timeout_seconds);
+  const Clock::time_point end =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_seconds));
   char buf[4096];
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
@@ -173,19 +199,15 @@ Captured capture(const std::vector<std::string>& argv, const CaptureOptions& opt
   }
   out_read.reset();
   int st = 0;
-  for (;;) {
-    const pid_t r = ::waitpid(pid, &st, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) return c;  // reaped elsewhere: nothing more to know
-    if (std::chrono::steady_clock::now() >= end) {
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-      }
-      c.timed_out = true;
-      c.term_signal = SIGKILL;
-      return c;
+  const Reaped reaped = reap_until(pid, end, st);
+  if (reaped == Reaped::elsewhere) return c;  // nothing more to know
+  if (reaped == Reaped::timed_out) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    c.timed_out = true;
+    c.term_signal = SIGKILL;
+    return c;
   }
   if (WIFEXITED(st)) c.exit_code = WEXITSTATUS(st);
   if (WIFSIGNALED(st)) c.term_signal = WTERMSIG(st);

@@ -222,6 +222,26 @@ std::optional<std::string> SafeDir::read_file(const std::string& name, std::size
   return bytes;
 }
 
+std::optional<std::string> SafeDir::read_file_from(const std::string& name, std::uint64_t offset, bool& restarted,
+                                                   std::size_t max_bytes) const {
+  restarted = false;
+  UniqueFd f(::openat(fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (f.get() < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (std::uint64_t(st.st_size) < offset) restarted = true, offset = 0;
+  std::string bytes;
+  char buf[65536];
+  while (bytes.size() < max_bytes) {
+    const ssize_t n = ::pread(f.get(), buf, std::min(sizeof buf, max_bytes - bytes.size()), off_t(offset + bytes.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    bytes.append(buf, std::size_t(n));
+  }
+  return bytes;
+}
+
 bool SafeDir::rename_new(const std::string& from, const std::string& to, std::string* why) const {
   if (::renameat2(fd(), from.c_str(), fd(), to.c_str(), RENAME_NOREPLACE) == 0) return true;
   if (why) *why = "cannot rename " + path_of(from) + " to " + to + ": " + errtext();

@@ -23,6 +23,7 @@
 #include "run_state.hpp"
 #include "srt/poll.hpp"
 #include "srt/post_eval.hpp"
+#include "srt/readiness.hpp"
 #include "srt/restart_policy.hpp"
 #include "sweep.hpp"
 
@@ -99,7 +100,8 @@ class Launch {
   // window, the manifest).
   // machine_services.cpp: the recipe's generic services that start at this point, and their probes.
   void start_services(bool before_workers);
-  bool service_ready(const Process& p, std::size_t& searched, std::string& why) const;
+  // `log`: the wait's matcher of a log probe (nullptr for the other kinds).
+  bool service_ready(const Process& p, LogMatcher* log, std::string& why) const;
   void start_telemetry();
   void window_begin(int concurrency);
   void window_end(int concurrency, const std::string& state, const std::string& reason);

@@ -21,7 +21,7 @@ bool starts_before_workers(const Job& job, const Process& p) {
 
 }  // namespace
 
-bool Launch::service_ready(const Process& p, std::size_t& searched, std::string& why) const {
+bool Launch::service_ready(const Process& p, LogMatcher* log, std::string& why) const {
   const Probe& r = p.readiness;
   const std::string where = "http://" + address(p) + ":" + std::to_string(r.port);
   if (r.kind == "tcp") {
@@ -35,9 +35,12 @@ bool Launch::service_ready(const Process& p, std::size_t& searched, std::string&
     if (!ok) why = where + r.path + ": " + (h.status ? "HTTP " + std::to_string(h.status) + ", not " + std::to_string(r.status) : h.why);
     return ok;
   }
-  if (r.kind == "log") {
-    const auto log = job_.logs ? job_.logs->read_file(p.log_file) : std::nullopt;
-    if (log && log_matches(*log, r.pattern, searched)) return true;
+  if (r.kind == "log" && log) {
+    // Only what the log gained since the last look is read, up to 1 MiB a look.
+    bool restarted = false;
+    const auto gained = job_.logs ? job_.logs->read_file_from(p.log_file, log->offset(), restarted) : std::nullopt;
+    if (restarted) log->restart();
+    if (gained && log->feed(*gained)) return true;
     why = "no line of " + job_.log_dir + "/" + p.log_file + " matches /" + r.pattern + "/ yet";
     return false;
   }
@@ -59,7 +62,7 @@ void Launch::start_services(bool before_workers) {
   console_.line("services: started " + join(names, ", ") + (before_workers ? " (before the workers)" : " (after the frontend)"));
 
   struct Wait {
-    std::size_t searched = 0;  // the log probe's place in the log
+    std::optional<LogMatcher> log;  // a log probe's matcher and its place in the log
     double last_probe = -1;
     std::string why = "not probed yet";
     bool ready = false;
@@ -75,6 +78,7 @@ void Launch::start_services(bool before_workers) {
     for (const auto& [p, step] : mine) {
       Wait& w = waits[p];
       if (w.ready) continue;
+      if (p->readiness.kind == "log" && !w.log) w.log.emplace(p->readiness.pattern);
       const RunningStep& s = steps_[step];
       if (s.ended >= 0)
         throw failed(Cause::service, p->name + " on " + p->node + " ended (" + s.srun.describe() +
@@ -82,7 +86,7 @@ void Launch::start_services(bool before_workers) {
                      {p->node}, Role::service);
       if (now - w.last_probe < std::max(1, p->readiness.interval_seconds) && w.last_probe >= 0) continue;
       w.last_probe = now;
-      if (service_ready(*p, w.searched, w.why)) {
+      if (service_ready(*p, w.log ? &*w.log : nullptr, w.why)) {
         w.ready = true;
         ++ready;
         console_.line("services: " + p->name + " on " + p->node + " ready (" + p->readiness.kind + ") after " +

@@ -1,6 +1,8 @@
 // The launcher's readiness gate on what the job's router answers. Pure: the HTTP body in, a
 // verdict out; any body is safe to give it (read as srt/untrusted_json.hpp reads).
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,11 +34,29 @@ Readiness router_workers_ready(std::string_view body, int prefill, int decode,
 // the frontend adapters render them.
 std::set<std::string> planned_worker_urls(const Plan& plan);
 
-// A service's log probe (log_readiness.cpp): whether a complete line of `log` from byte
-// `searched` on matches `pattern` (ECMAScript, as near Python's re as a recipe's pattern needs);
-// `searched` moves past every line looked at, so the next call reads only what the log gained.
-bool log_matches(const std::string& log, const std::string& pattern, std::size_t& searched);
-// Why `pattern` is no regular expression log_matches can use; nullopt when it is one.
+// A service's log probe (log_readiness.cpp): fed what the log gained since the last look, it
+// says whether a complete line matched `pattern` (ECMAScript, as near Python's re as a recipe's
+// pattern needs), compiled once for the whole wait. Each line is looked at up to its first
+// 4 KiB: libstdc++'s matcher recurses per character, and a readiness line never needs more.
+class LogMatcher {
+ public:
+  // A pattern log_pattern_error refuses (the recipe reader refused it already) never matches.
+  explicit LogMatcher(const std::string& pattern);
+  // True once a complete line of what was fed matched; a line still being written waits for
+  // its newline in a later feed.
+  bool feed(std::string_view bytes);
+  // The log was replaced or truncated: what comes next is a new file's, from its start.
+  void restart();
+  // How many bytes of the log were fed: where the next read starts.
+  std::uint64_t offset() const { return offset_; }
+
+ private:
+  struct Compiled;
+  std::shared_ptr<const Compiled> re_;
+  std::string line_;  // the line being read, its first 4 KiB
+  std::uint64_t offset_ = 0;
+};
+// Why `pattern` is no regular expression LogMatcher can use; nullopt when it is one.
 std::optional<std::string> log_pattern_error(const std::string& pattern);
 
 }  // namespace srt

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,11 @@ class SafeDir {
   // The bytes of `name` when it is a regular file here (never through a link); nullopt when it
   // is missing, a symlink or anything but a regular file, or larger than max_bytes.
   std::optional<std::string> read_file(const std::string& name, std::size_t max_bytes = 64 << 20) const;
+  // What `name` (a regular file here, as read_file) holds past byte `offset`, at most max_bytes
+  // of it. When the file is now shorter than `offset` (replaced or truncated), from its start,
+  // with `restarted` set.
+  std::optional<std::string> read_file_from(const std::string& name, std::uint64_t offset, bool& restarted,
+                                            std::size_t max_bytes = 1 << 20) const;
   // `from` renamed to `to` in this directory, never over an existing `to` (renameat2
   // RENAME_NOREPLACE; a symlink is moved as the link it is). False, with `why`, when it cannot be.
   bool rename_new(const std::string& from, const std::string& to, std::string* why = nullptr) const;

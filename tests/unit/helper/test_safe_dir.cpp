@@ -240,3 +240,23 @@ TEST_CASE("H1: a root-owned directory is trusted only where users cannot be root
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
 }
+
+TEST_CASE("A file is read from an offset, from its start when it shrank, and never through a link", "[helper][safe_dir]") {
+  Scratch tmp;
+  auto dir = SafeDir::open(tmp / "logs", kJobDir, true);
+  REQUIRE(dir);
+  put(dir->path_of("service.out"), "starting\nready\n");
+  bool restarted = true;
+  CHECK(dir->read_file_from("service.out", 9, restarted) == std::optional<std::string>("ready\n"));
+  CHECK_FALSE(restarted);
+  CHECK(dir->read_file_from("service.out", 15, restarted) == std::optional<std::string>(""));
+  CHECK(dir->read_file_from("service.out", 0, restarted, 4) == std::optional<std::string>("star"));
+  put(dir->path_of("service.out"), "new\n");  // replaced by a shorter file
+  CHECK(dir->read_file_from("service.out", 15, restarted) == std::optional<std::string>("new\n"));
+  CHECK(restarted);
+  const std::string victim = tmp / "secret";
+  put(victim, "precious");
+  fs::create_symlink(victim, dir->path_of("link.out"));
+  CHECK_FALSE(dir->read_file_from("link.out", 0, restarted).has_value());
+  CHECK_FALSE(dir->read_file_from("missing.out", 0, restarted).has_value());
+}

@@ -244,15 +244,25 @@ TEST_CASE("a v1-layout recipe's services are a schema-2 recipe's, as srtctl 2.x 
 }
 
 TEST_CASE("a service's log probe reads complete lines, each once", "[readiness][services]") {
-  std::size_t searched = 0;
-  CHECK_FALSE(srt::log_matches("starting\nhost memory regis", "host memory registered", searched));
-  CHECK(searched == 9);  // the unfinished line is read again next time
-  CHECK(srt::log_matches("starting\nhost memory registered for GPU access\n", "host memory registered", searched));
-  searched = 0;
-  CHECK(srt::log_matches("a\nready on port 5\n", "ready on port [0-9]+$", searched));
+  srt::LogMatcher m("host memory registered");
+  // A line arrives in two reads: it is matched once its newline has come, not before.
+  CHECK_FALSE(m.feed("starting\nhost memory regis"));
+  CHECK(m.offset() == 26);  // the next read starts past every byte fed
+  CHECK(m.feed("tered for GPU access\n"));
+  srt::LogMatcher port("ready on port [0-9]+$");
+  CHECK(port.feed("a\nready on port 5\n"));
+  // A log replaced by a new file: its bytes are a new file's, a half line of the old one is gone.
+  srt::LogMatcher again("^ready$");
+  CHECK_FALSE(again.feed("rea"));
+  again.restart();
+  CHECK(again.offset() == 0);
+  CHECK(again.feed("ready\n"));
   // A line past the probe's 4 KiB window is read up to it: a long line costs no deep recursion.
-  searched = 0;
-  CHECK_FALSE(srt::log_matches(std::string(200000, 'x') + "ready\n", "ready", searched));
+  srt::LogMatcher longline("ready");
+  CHECK_FALSE(longline.feed(std::string(200000, 'x') + "ready\n"));
+  CHECK(longline.feed("ready\n"));  // the next line is read as usual
+  // A refused pattern (the reader refused the recipe already) never matches.
+  CHECK_FALSE(srt::LogMatcher("up (").feed("up (\n"));
   CHECK(srt::log_pattern_error("up (").has_value());
   CHECK_FALSE(srt::log_pattern_error("host memory registered").has_value());
 }
