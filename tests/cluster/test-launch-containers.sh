@@ -170,8 +170,10 @@ case $case in
     command -v newuidmap >/dev/null || { echo "SKIP: newuidmap (uidmap) is not installed"; exit 77; }
     user=${LAB_USER:-srtlab}
     work=$(bash "$here/lab-user.sh" --user "$user" --base "$LAB_BASE")
-    { grep -q "^$user:" /etc/subuid && grep -q "^$user:" /etc/subgid; } ||
-      lab_fail "$user has no range in /etc/subuid or /etc/subgid (useradd gives one: /etc/login.defs SUB_UID_*)"
+    # useradd gives the user a range (/etc/login.defs SUB_UID_*); a user made before that was set
+    # up gets one here, as an admin would with usermod.
+    grep -q "^$user:" /etc/subuid || usermod --add-subuids 100000-165535 "$user"
+    grep -q "^$user:" /etc/subgid || usermod --add-subgids 100000-165535 "$user"
     # `--ipc host` makes rootless podman bind the host's /dev/mqueue (root's mounts a new one).
     # systemd mounts it on every node (dev-mqueue.mount); this machine's sandbox has none, so the
     # case mounts it as systemd would, and unmounts it after.
