@@ -46,6 +46,12 @@ restore() {
   [[ ${runtime:-} != docker ]] || bash "$here/lab-docker.sh" stop "$LAB_BASE" || echo "lab-docker.sh stop failed" >&2
   cp "$LAB_BASE/work/cluster.yaml.saved" "$profile"
   [[ -z "${mounted_mqueue:-}" ]] || umount /dev/mqueue || echo "cannot unmount /dev/mqueue" >&2
+  [[ -z "${made_mqueue:-}" ]] || rmdir /dev/mqueue || echo "cannot remove /dev/mqueue" >&2
+  # Rootless podman keeps a pause process holding the user's namespace (catatonit -P) past the
+  # job; it is ours to end, by the pid it wrote beside the user's run root.
+  if [[ -n "${pause_pid_file:-}" ]] && pause=$(cat "$pause_pid_file" 2>/dev/null) && [[ $pause =~ ^[0-9]+$ ]]; then
+    kill "$pause" 2>/dev/null || true
+  fi
 }
 trap restore EXIT
 LAB_CONTAINER_RUNTIME=podman bash "$here/lab-profile.sh" "$LAB_BASE" > /dev/null
@@ -178,11 +184,13 @@ case $case in
     # systemd mounts it on every node (dev-mqueue.mount); this machine's sandbox has none, so the
     # case mounts it as systemd would, and unmounts it after.
     if ! mountpoint -q /dev/mqueue; then
+      [[ -d /dev/mqueue ]] || made_mqueue=1
       mkdir -p /dev/mqueue
       mount -t mqueue mqueue /dev/mqueue
       mounted_mqueue=1
     fi
     podman=(lab_as_user "$user" podman --runtime runc)
+    pause_pid_file="$(dirname "$("${podman[@]}" info --format '{{.Store.RunRoot}}')")/libpod/tmp/pause.pid"
     "${podman[@]}" image exists "$image" || "${podman[@]}" import --quiet "$image_tar" "$image" > /dev/null
     lab_recipe_images "$LAUNCH_SRC" | while read -r name; do "${podman[@]}" tag "$image" "$name"; done
     # The job's results and logs in a directory the user owns, as a site's shared results root.
