@@ -23,14 +23,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Reaped { yes, timed_out, elsewhere };
+enum class Reaped { yes, killed, elsewhere };
 
-// Reaps `pid` once it ends, waiting until `end` at most: yes with its status in `st`, timed_out
-// (still running) when the time is up, elsewhere when it is no child of ours any more. The wait
-// is a poll on a pidfd (pidfd_open(2), Linux 5.3), which wakes when the child ends: a fixed 10 ms
-// sleep between waitpid() calls could cost a capture 10 ms when its output closed just before
-// the child was reapable (`srtctl apply` runs two). Without pidfds, short sleeps that grow to 10 ms.
-Reaped reap_until(pid_t pid, Clock::time_point end, int& st) {
+// Reaps `pid` once it ends, waiting until `end` at most: yes with its status in `st`; killed
+// when the time was up (SIGKILLed then, and reaped); elsewhere when it is no child of ours any
+// more. The wait is a poll on a pidfd (pidfd_open(2), Linux 5.3), which wakes when the child
+// ends: a fixed 10 ms sleep between waitpid() calls could cost a capture 10 ms when its output
+// closed just before the child was reapable (`srtctl apply` runs two). Without pidfds, short
+// sleeps that grow to 10 ms.
+Reaped reap_or_kill(pid_t pid, Clock::time_point end, int& st) {
   const int pidfd = int(::syscall(SYS_pidfd_open, pid, 0));
   const UniqueFd own(pidfd);
   auto step = std::chrono::microseconds(100);
@@ -39,7 +40,12 @@ Reaped reap_until(pid_t pid, Clock::time_point end, int& st) {
     if (r == pid) return Reaped::yes;
     if (r < 0 && errno != EINTR) return Reaped::elsewhere;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
-    if (left.count() <= 0 && r == 0) return Reaped::timed_out;
+    if (left.count() <= 0 && r == 0) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+      }
+      return Reaped::killed;
+    }
     if (pidfd >= 0) {
       pollfd pfd{pidfd, POLLIN, 0};
       ::poll(&pfd, 1, int(std::max<long long>(1, left.count())));
@@ -150,12 +156,7 @@ int run_to_fd(const std::vector<std::string>& argv, double timeout_seconds, int 
   const pid_t pid = fork_exec(argv, {}, {}, io);
   const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   int st = 0;
-  const Reaped reaped = reap_until(pid, end, st);
-  if (reaped == Reaped::timed_out) {
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-  }
+  const Reaped reaped = reap_or_kill(pid, end, st);
   return reaped == Reaped::yes && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -186,7 +187,7 @@ Captured capture(const std::vector<std::string>& argv, const CaptureOptions& opt
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.timeout_seconds));
   char buf[4096];
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
     if (left.count() <= 0) break;
     pollfd pfd{out_read.get(), POLLIN, 0};
     const int ready = ::poll(&pfd, 1, int(left.count()));
@@ -199,12 +200,9 @@ Captured capture(const std::vector<std::string>& argv, const CaptureOptions& opt
   }
   out_read.reset();
   int st = 0;
-  const Reaped reaped = reap_until(pid, end, st);
+  const Reaped reaped = reap_or_kill(pid, end, st);
   if (reaped == Reaped::elsewhere) return c;  // nothing more to know
-  if (reaped == Reaped::timed_out) {
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+  if (reaped == Reaped::killed) {
     c.timed_out = true;
     c.term_signal = SIGKILL;
     return c;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -84,6 +85,27 @@ void write_all(int fd, const char* data, std::size_t size, const std::string& pa
     if (n <= 0) fail("cannot write " + path + ": " + (n < 0 ? errtext() : "short write"));
     done += std::size_t(n);
   }
+}
+
+// `name` in the directory `dir_fd` opened to read when it is a regular file there (never through
+// a link), its stat in `st`; an invalid descriptor otherwise.
+UniqueFd open_regular(int dir_fd, const std::string& name, struct stat& st) {
+  UniqueFd f(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (f.get() >= 0 && (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode))) f.reset();
+  return f;
+}
+
+// Up to `limit` bytes of `f` from `offset` on into `bytes`; false on a read error.
+bool read_up_to(int f, std::uint64_t offset, std::size_t limit, std::string& bytes) {
+  char buf[65536];
+  while (bytes.size() < limit) {
+    const ssize_t n = ::pread(f, buf, std::min(sizeof buf, limit - bytes.size()), off_t(offset + bytes.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    bytes.append(buf, std::size_t(n));
+  }
+  return true;
 }
 
 }  // namespace
@@ -205,40 +227,25 @@ UniqueFd SafeDir::append_file(const std::string& name) const {
 }
 
 std::optional<std::string> SafeDir::read_file(const std::string& name, std::size_t max_bytes) const {
-  UniqueFd f(::openat(fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (f.get() < 0) return std::nullopt;
   struct stat st {};
-  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) || std::size_t(st.st_size) > max_bytes) return std::nullopt;
+  const UniqueFd f = open_regular(fd(), name, st);
+  if (f.get() < 0 || std::size_t(st.st_size) > max_bytes) return std::nullopt;
+  // One byte past the bound tells a file that grew beyond it while it was read.
   std::string bytes;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(f.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) break;
-    bytes.append(buf, std::size_t(n));
-    if (bytes.size() > max_bytes) return std::nullopt;
-  }
+  const std::size_t limit = max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1;
+  if (!read_up_to(f.get(), 0, limit, bytes) || bytes.size() > max_bytes) return std::nullopt;
   return bytes;
 }
 
 std::optional<std::string> SafeDir::read_file_from(const std::string& name, std::uint64_t offset, bool& restarted,
                                                    std::size_t max_bytes) const {
   restarted = false;
-  UniqueFd f(::openat(fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (f.get() < 0) return std::nullopt;
   struct stat st {};
-  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const UniqueFd f = open_regular(fd(), name, st);
+  if (f.get() < 0) return std::nullopt;
   if (std::uint64_t(st.st_size) < offset) restarted = true, offset = 0;
   std::string bytes;
-  char buf[65536];
-  while (bytes.size() < max_bytes) {
-    const ssize_t n = ::pread(f.get(), buf, std::min(sizeof buf, max_bytes - bytes.size()), off_t(offset + bytes.size()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) break;
-    bytes.append(buf, std::size_t(n));
-  }
+  if (!read_up_to(f.get(), offset, max_bytes, bytes)) return std::nullopt;
   return bytes;
 }
 

@@ -35,10 +35,10 @@ bool Launch::service_ready(const Process& p, LogMatcher* log, std::string& why) 
     if (!ok) why = where + r.path + ": " + (h.status ? "HTTP " + std::to_string(h.status) + ", not " + std::to_string(r.status) : h.why);
     return ok;
   }
-  if (r.kind == "log" && log) {
+  if (r.kind == "log") {
     // Only what the log gained since the last look is read, up to 1 MiB a look.
     bool restarted = false;
-    const auto gained = job_.logs ? job_.logs->read_file_from(p.log_file, log->offset(), restarted) : std::nullopt;
+    const auto gained = job_.logs && log ? job_.logs->read_file_from(p.log_file, log->offset(), restarted) : std::nullopt;
     if (restarted) log->restart();
     if (gained && log->feed(*gained)) return true;
     why = "no line of " + job_.log_dir + "/" + p.log_file + " matches /" + r.pattern + "/ yet";
@@ -68,6 +68,8 @@ void Launch::start_services(bool before_workers) {
     bool ready = false;
   };
   std::map<const Process*, Wait> waits;
+  for (const auto& [p, step] : mine)
+    if (p->readiness.kind == "log") waits[p].log.emplace(p->readiness.pattern);
   const double since = console_.seconds();
   std::size_t ready = 0;
   double longest = 0;
@@ -78,7 +80,6 @@ void Launch::start_services(bool before_workers) {
     for (const auto& [p, step] : mine) {
       Wait& w = waits[p];
       if (w.ready) continue;
-      if (p->readiness.kind == "log" && !w.log) w.log.emplace(p->readiness.pattern);
       const RunningStep& s = steps_[step];
       if (s.ended >= 0)
         throw failed(Cause::service, p->name + " on " + p->node + " ended (" + s.srun.describe() +

@@ -222,6 +222,7 @@ def audit(plan, node, sockets, table, explicit_pids, marker_templates, ignored, 
     def is_ignored(port):
         return any(lo <= port <= hi for lo, hi in ignored)
 
+    planned = node_address(plan, node)  # where --planned-address ports must be bound
     listeners = defaultdict(set)  # port -> pids
     for _addr, port, pids in sockets:
         listeners[port] |= pids
@@ -245,16 +246,16 @@ def audit(plan, node, sockets, table, explicit_pids, marker_templates, ignored, 
             report.append(entry)
             continue
         seen_ports = set()
+        bound_kinds = PLANNED_ADDRESS.get(proc.get("role", ""), set()) if planned_address else set()
         for addr, port, pids in sockets:
             owners = pids & tree
             if not owners:
                 continue
             seen_ports.add(port)
-            bound_kinds = PLANNED_ADDRESS.get(proc.get("role", ""), set()) if planned_address else set()
-            if expected.get(port) in bound_kinds and addr.strip("[]") != node_address(plan, node):
+            if expected.get(port) in bound_kinds and addr.strip("[]") != planned:
                 ok = False
                 entry["wrong_address"].append({"port": port, "kind": expected[port], "address": addr,
-                                               "planned": node_address(plan, node)})
+                                               "planned": planned})
             if port not in expected and not is_ignored(port):
                 ok = False
                 entry["unexpected"].append({
