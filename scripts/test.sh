@@ -145,11 +145,13 @@ asan_configure_and_build() {
 }
 
 # Only the fuzz targets (and srt_core under them): the rest of the project has its own builds.
+# A unity build, srt_core too (core/CMakeLists.txt says why that is safe only here): it ends CI's
+# longest chain, the ASan+UBSan build then this one beside the test phases.
 # -O1 with line tables (libFuzzer's documented flags), not -O2 -g: less compile time, the same
 # findings' file:line.
 # Four targets, 15 s each (a cache from before keeps its own SRT_FUZZ_SECONDS otherwise).
 fuzz_configure_and_build() {
-  CC=clang CXX=clang++ cmake -S "$src" -B "$fuzz_build" -DSRT_WERROR=ON -DSRT_FUZZ=ON -DSRT_FUZZ_SECONDS=15 \
+  CC=clang CXX=clang++ cmake -S "$src" -B "$fuzz_build" -DSRT_WERROR=ON -DSRT_FUZZ=ON -DSRT_FUZZ_SECONDS=15 "${unity_flags[@]}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" >"$fuzz_build.configure.log" 2>&1 || { cat "$fuzz_build.configure.log"; return 1; }
   cmake --build "$fuzz_build" -j "$jobs" --target fuzz_recipe fuzz_plan fuzz_kv fuzz_launch_json fuzz_snapshot 2>&1 | grep -vE '^\[ *[0-9]+%\]|^(gmake|make)\[' || true
