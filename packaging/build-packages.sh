@@ -224,6 +224,26 @@ Description: Slurm SPANK plugin for disaggregated LLM serving recipes on AMD GPU
  Built for Slurm $series_major.$series_minor only. Restart slurmd after installing or upgrading,
  then run srt-helper doctor on the node.
 CONTROL
+# The RPM's %post, %preun and %postun (the spec says why), as Debian's maintainer scripts.
+cat > "$root/DEBIAN/postinst" <<'SCRIPT'
+#!/bin/sh
+set -e
+if [ "$1" = configure ]; then
+  /usr/bin/srt-helper topology --refresh-cache >/dev/null 2>&1 || :
+  if [ -d /run/systemd/system ]; then systemctl enable srt-topology-cache.service >/dev/null 2>&1 || :; fi
+fi
+SCRIPT
+cat > "$root/DEBIAN/prerm" <<'SCRIPT'
+#!/bin/sh
+set -e
+if [ "$1" = remove ] && [ -d /run/systemd/system ]; then systemctl disable srt-topology-cache.service >/dev/null 2>&1 || :; fi
+SCRIPT
+cat > "$root/DEBIAN/postrm" <<'SCRIPT'
+#!/bin/sh
+set -e
+if [ "$1" = remove ] || [ "$1" = purge ]; then rm -f /var/cache/srt/topology-*.json; fi
+SCRIPT
+chmod 0755 "$root/DEBIAN/postinst" "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
 (cd "$root" && find etc -type f | sed 's|^|/|' | sort) > "$root/DEBIAN/conffiles"
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 rm -f "$out"/*.deb

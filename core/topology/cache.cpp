@@ -1,6 +1,7 @@
 // Per-node topology cache: the derived inventory (inventory_cache.cpp) keyed by boot id.
 // slurmstepd reads it for every task of every srt job, so a full hwloc discovery (sysfs walk,
 // tens of ms) happens once per boot.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "srt/error.hpp"
 #include "srt/topology.hpp"
@@ -100,6 +102,8 @@ void write_topology_cache(const std::string& dir, const std::string& boot_id, co
   UniqueFd fd(::openat(dfd.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) fail("cannot create '" + dir + "/" + tmp + "': " + errtext());
   std::string why;
+  // Every job user reads it: root's umask (077 on hardened nodes) must not make it root's only.
+  if (::fchmod(fd.get(), 0644) != 0) why = errtext();
   for (std::size_t done = 0; why.empty() && done < bytes.size();) {
     ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
@@ -114,6 +118,36 @@ void write_topology_cache(const std::string& dir, const std::string& boot_id, co
     ::unlinkat(dfd.get(), tmp.c_str(), 0);
     fail("cannot write topology cache '" + dir + "/" + name + "': " + why);
   }
+}
+
+std::size_t remove_stale_topology_caches(const std::string& dir, const std::string& boot_id) {
+  UniqueFd dfd = open_cache_dir(dir, false);
+  if (dfd.get() < 0) return 0;
+  const std::string keep = cache_name(boot_id);
+  // fdopendir takes the descriptor over: give it its own, so dfd stays ours for unlinkat.
+  UniqueFd listing(::fcntl(dfd.get(), F_DUPFD_CLOEXEC, 0));
+  if (listing.get() < 0) fail("cannot list topology cache directory '" + dir + "': " + errtext());
+  DIR* d = ::fdopendir(listing.get());
+  if (!d) fail("cannot list topology cache directory '" + dir + "': " + errtext());
+  listing.release();
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != keep && name.size() > 14 && name.rfind("topology-", 0) == 0 &&
+        name.compare(name.size() - 5, 5, ".json") == 0)
+      stale.push_back(name);
+  }
+  ::closedir(d);
+  std::size_t removed = 0;
+  for (const std::string& name : stale) {
+    struct stat st {};
+    // Only regular files: a directory of that name is not ours to remove.
+    if (::fstatat(dfd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode)) continue;
+    if (::unlinkat(dfd.get(), name.c_str(), 0) != 0)
+      fail("cannot remove stale topology cache '" + dir + "/" + name + "': " + errtext());
+    ++removed;
+  }
+  return removed;
 }
 
 }  // namespace srt

@@ -80,6 +80,18 @@ std::string detect_partition_mode(const std::string& sysfs_root, std::size_t pci
   }
 }
 
+CacheRefresh refresh_topology_cache(const TopologyOptions& opts) {
+  if (opts.cache_dir.empty()) fail("no topology cache directory to refresh", "set topology_cache_dir in the profile or pass --cache-dir");
+  const std::string boot_id = read_boot_id(opts.boot_id_path);
+  CacheRefresh r;
+  r.topology = topology_detail::inventory(topology_detail::HwlocTopology::live());
+  r.topology.source = "hwloc:live";
+  write_topology_cache(opts.cache_dir, boot_id, encode_topology_cache(r.topology));
+  r.path = opts.cache_dir + "/topology-" + boot_id + ".json";
+  r.removed = remove_stale_topology_caches(opts.cache_dir, boot_id);
+  return r;
+}
+
 NodeTopology load_topology(const TopologyOptions& opts) {
   NodeTopology t;
   if (!opts.xml_path.empty()) {

@@ -17,6 +17,7 @@ struct DoctorArgs {
   std::string plugstack;
   std::string sysfs = "/sys";
   std::string procfs = "/proc";
+  std::string boot_id = TopologyOptions{}.boot_id_path;
   std::string node;
   bool json = false;
 };
@@ -35,6 +36,10 @@ void run_doctor(const DoctorArgs& args) {
   Profile profile;
   if (check_profile(report, profile_path, profile)) {
     NodeTopology topology;
+    // A fixture describes another machine: this node's cache says nothing about it.
+    if (args.xml.empty())
+      check_topology_cache(report, line.cache_dir.empty() ? profile.topology_cache_dir : line.cache_dir,
+                           args.boot_id);
     if (check_topology(report, args.xml, args.sysfs, profile, topology)) {
       check_partition_mode(report, topology);
       check_rdma(report, profile, topology, args.sysfs);
@@ -73,6 +78,7 @@ void add_doctor(CLI::App& app) {
   cmd->add_option("--plugstack", args->plugstack, "plugstack.conf to check (default: scontrol's PlugStackConfig)");
   cmd->add_option("--sysfs", args->sysfs, "Root of sysfs (default /sys; for tests)");
   cmd->add_option("--procfs", args->procfs, "Root of procfs (default /proc; for tests)");
+  cmd->add_option("--boot-id", args->boot_id, "File holding this boot's id (default " + args->boot_id + "; for tests)");
   cmd->add_option("--node", args->node, "This node's Slurm name, for the data-network check (default: "
                                         "$SLURMD_NODENAME, then the host name)");
   cmd->add_flag("--json", args->json, "Print the checks as JSON");

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "commands.hpp"
+#include "srt/error.hpp"
+#include "srt/this_host.hpp"
 #include "srt/topology.hpp"
 
 namespace srt::helper {
@@ -14,6 +16,9 @@ namespace {
 struct TopologyArgs {
   std::string xml;
   std::string cache_dir;
+  std::string profile;
+  std::string boot_id = TopologyOptions{}.boot_id_path;
+  bool refresh = false;
   bool json = false;
   bool rsmi = false;
 };
@@ -40,6 +45,20 @@ void print_text(const NodeTopology& t) {
   for (const std::string& n : t.notes) std::printf("note: %s\n", n.c_str());
 }
 
+// Root's step at boot and install (packaging/srt-topology-cache.service): slurmstepd reads the
+// cache as the job's user, who cannot write the root-owned directory.
+void refresh(const TopologyArgs& args) {
+  if (!args.xml.empty()) fail("--refresh-cache discovers this machine; --xml names another", "drop --xml");
+  TopologyOptions opts;
+  opts.boot_id_path = args.boot_id;
+  opts.cache_dir = args.cache_dir.empty() ? load_profile(args.profile).topology_cache_dir : args.cache_dir;
+  const CacheRefresh r = refresh_topology_cache(opts);
+  std::printf("wrote %s (%zu GPUs)", r.path.c_str(), r.topology.gpus.size());
+  if (r.removed) std::printf("; removed %zu of earlier boots", r.removed);
+  std::printf("\n");
+  exit_code = 0;
+}
+
 }  // namespace
 
 void add_topology(CLI::App& app) {
@@ -49,13 +68,20 @@ void add_topology(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->add_flag("--rsmi", args->rsmi, "Also ask ROCm SMI (unique ids; joined on PCI bus id)");
-  cmd->add_option("--cache-dir", args->cache_dir, "Per-node topology cache (hwloc XML keyed by boot id)");
+  cmd->add_option("--cache-dir", args->cache_dir, "Per-node topology cache (the inventory keyed by boot id)");
+  cmd->add_flag("--refresh-cache", args->refresh, "As root: discover this machine and write this boot's cache "
+                "(--cache-dir, else the profile's topology_cache_dir), removing earlier boots'");
+  cmd->add_option("--profile", args->profile, "Cluster profile whose topology_cache_dir --refresh-cache fills "
+                  "(default: $SRTSLURM_CONFIG, then " SRT_DEFAULT_PROFILE ")");
+  cmd->add_option("--boot-id", args->boot_id, "File holding this boot's id (default " + args->boot_id + "; for tests)");
   cmd->callback([args] {
+    if (args->refresh) return refresh(*args);
     TopologyOptions opts;
     opts.xml_path = args->xml;
     if (opts.xml_path.empty())
       if (const char* env = std::getenv("HWLOC_XMLFILE"); env && *env) opts.xml_path = env;
     opts.cache_dir = args->cache_dir;
+    opts.boot_id_path = args->boot_id;
     opts.use_rsmi = args->rsmi;
     NodeTopology t = load_topology(opts);
     if (args->json)

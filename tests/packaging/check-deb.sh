@@ -20,6 +20,10 @@ diff -u <("$here/expected-files.sh" deb "$src") \
         <(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort -u) ||
   fail "dpkg-deb -c differs from the expected list (- expected, + packaged)"
 
+echo "== topology cache"
+cache=$(dpkg-deb -c "$deb" | awk '$6 == "./var/cache/srt/" { print $1, $2 }')
+[[ "$cache" == "drwxr-xr-x root/root" ]] || fail "/var/cache/srt is '$cache', not a root-owned 0755 directory"
+
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -30,6 +34,9 @@ grep -q "^required /usr/lib/$multiarch/slurm-wlm/spank_srt.so profile=/etc/srt/c
   "$root/etc/slurm/plugstack.conf.d/srt.conf" || fail "srt.conf does not name Debian's plugin directory"
 grep -aq "/usr/lib/$multiarch/slurm-wlm/srt_spank_impl.so" "$root/usr/lib/$multiarch/slurm-wlm/spank_srt.so" ||
   fail "the loader's default implementation path is not Debian's plugin directory"
+grep -q '^  /usr/bin/srt-helper topology --refresh-cache' "$root/DEBIAN/postinst" || fail "postinst does not fill the topology cache"
+grep -q '^ExecStart=/usr/bin/srt-helper topology --refresh-cache$' "$root/usr/lib/systemd/system/srt-topology-cache.service" ||
+  fail "srt-topology-cache.service does not run the installed srt-helper"
 hex=$(sed -n 's/^#define[[:space:]]*SLURM_VERSION_NUMBER[[:space:]]*0x\([0-9a-fA-F]*\).*/\1/p' /usr/include/slurm/slurm_version.h)
 major=$(( 0x$hex >> 16 & 255 )); minor=$(printf '%02d' $(( 0x$hex >> 8 & 255 )))
 grep -q "^Depends:.*slurm-wlm-basic-plugins (>= $major.$minor~)" "$root/DEBIAN/control" || fail "Depends does not pin Slurm $major.$minor"

@@ -42,12 +42,22 @@ configs=$(rpm -qp --qf '[%{FILEFLAGS:fflags}|%{FILENAMES}\n]' "$rpm" | awk -F'|'
 [[ "$configs" == $'/etc/slurm/plugstack.conf.d/srt.conf\n/etc/srt/cluster.yaml' ]] ||
   fail "%config(noreplace) files are '$configs', expected srt.conf and cluster.yaml"
 
+echo "== topology cache"
+# Root fills it (at install and by srt-topology-cache.service at boot); job users only read it.
+cache=$(rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILENAMES}\n]' "$rpm" | grep ' /var/cache/srt$' || true)
+[[ "$cache" == "drwxr-xr-x root:root /var/cache/srt" ]] || fail "/var/cache/srt is '$cache', not a root-owned 0755 directory"
+scripts=$(rpm -qp --scripts "$rpm")
+grep -q '^/usr/bin/srt-helper topology --refresh-cache' <<<"$scripts" || fail "%post does not fill the topology cache"
+grep -q 'systemctl enable srt-topology-cache.service' <<<"$scripts" || fail "%post does not enable srt-topology-cache.service"
+
 echo "== payload"
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 (cd "$root" && rpm2cpio "$rpm" | cpio -idm --quiet)
 grep -q '^required /usr/lib64/slurm/spank_srt.so profile=/etc/srt/cluster.yaml$' "$root/etc/slurm/plugstack.conf.d/srt.conf" ||
   fail "srt.conf does not hold the RPM's plugin line"
+grep -q '^ExecStart=/usr/bin/srt-helper topology --refresh-cache$' "$root/usr/lib/systemd/system/srt-topology-cache.service" ||
+  fail "srt-topology-cache.service does not run the installed srt-helper"
 grep -aq '/usr/lib64/slurm/srt_spank_impl.so' "$root/usr/lib64/slurm/spank_srt.so" ||
   fail "the loader's default implementation path is not /usr/lib64/slurm/srt_spank_impl.so"
 "$here/check-elf.sh" "$root" || status=1

@@ -160,6 +160,19 @@ std::optional<std::string> read_topology_cache(const std::string& dir, const std
 // Temp file + rename in the same directory, O_NOFOLLOW|O_EXCL: a reader sees the old file or
 // the whole new one, and a planted symlink is never followed. Creates `dir` (0755) if missing.
 void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& bytes);
+// Removes the cache files of other boots (`topology-*.json` but this boot's); how many.
+std::size_t remove_stale_topology_caches(const std::string& dir, const std::string& boot_id);
+
+// What root runs at boot and at install (`srt-helper topology --refresh-cache`): a live discovery
+// written to `opts.cache_dir` for this boot, whatever a cache held, and the other boots' files
+// removed. slurmstepd reads the cache as the job's user, who cannot write a root-owned directory:
+// without this step every srt step of every job discovers the topology again.
+struct CacheRefresh {
+  NodeTopology topology;
+  std::string path;         // the file written
+  std::size_t removed = 0;  // other boots' files
+};
+CacheRefresh refresh_topology_cache(const TopologyOptions& opts);
 
 // ---- ROCm SMI (dlopen at run time, only when asked) ----------------------------------------------
 

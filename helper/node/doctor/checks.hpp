@@ -24,6 +24,7 @@ struct PluginLine {
   std::string plugin_path;   // spank_srt.so as Slurm resolves it
   std::string impl_path;     // impl= or the compiled-in default
   std::string profile_path;  // profile= or ""
+  std::string cache_dir;     // cache_dir= or "" (the profile's topology_cache_dir)
 };
 
 PluginLine check_plugstack(Report& report, const SlurmNode& slurm);
@@ -35,6 +36,9 @@ bool check_profile(Report& report, const std::string& path, Profile& profile);
 bool check_topology(Report& report, const std::string& xml, const std::string& sysfs_root, const Profile& profile,
                     NodeTopology& topology);
 void check_partition_mode(Report& report, const NodeTopology& topology);
+// The per-boot topology cache slurmstepd reads as the job's user (it cannot write it there):
+// present for this boot, missing (every step discovers again), or refused.
+void check_topology_cache(Report& report, const std::string& cache_dir, const std::string& boot_id_path);
 void check_ports(Report& report, const Profile& profile, const std::string& procfs_root);
 void check_rdma(Report& report, const Profile& profile, const NodeTopology& topology, const std::string& sysfs_root);
 // `node` is this node's Slurm name (doctor's --node or $SLURMD_NODENAME: `known`), else the host

@@ -178,6 +178,30 @@ bool check_topology(Report& report, const std::string& xml, const std::string& s
   return true;
 }
 
+void check_topology_cache(Report& report, const std::string& cache_dir, const std::string& boot_id_path) {
+  if (cache_dir.empty()) {
+    report.warn("topology-cache", "no topology_cache_dir: every srt step discovers this node's topology (tens of ms)",
+                "set topology_cache_dir: /var/cache/srt in the profile");
+    return;
+  }
+  const std::string refresh = "run 'srt-helper topology --refresh-cache --cache-dir " + cache_dir +
+                              "' as root (the srt-topology-cache unit does at boot)";
+  try {
+    const std::string boot_id = read_boot_id(boot_id_path);
+    const auto bytes = read_topology_cache(cache_dir, boot_id);
+    if (!bytes) {
+      report.warn("topology-cache", "none for this boot in " + cache_dir + ": every srt step discovers the topology "
+                  "itself (job users cannot write the cache)", refresh);
+      return;
+    }
+    const std::string path = cache_dir + "/topology-" + boot_id + ".json";
+    const NodeTopology cached = decode_topology_cache(*bytes, path);
+    report.ok("topology-cache", path + ": " + std::to_string(cached.gpus.size()) + " GPUs, this boot's");
+  } catch (const Error& e) {
+    report.fail("topology-cache", e.what(), refresh);
+  }
+}
+
 void check_partition_mode(Report& report, const NodeTopology& topology) {
   const std::string& mode = topology.partition_mode;
   if (mode == "SPX")

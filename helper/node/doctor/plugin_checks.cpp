@@ -114,6 +114,7 @@ PluginLine check_plugstack(Report& report, const SlurmNode& slurm) {
   line.plugin_path = resolve_plugin(e.path, slurm.plugin_dir);
   line.impl_path = plugin_argument(e, "impl").value_or(SRT_DEFAULT_IMPL);
   line.profile_path = plugin_argument(e, "profile").value_or("");
+  line.cache_dir = plugin_argument(e, "cache_dir").value_or("");
   const std::string where = e.file + ":" + std::to_string(e.line);
   for (const std::string& arg : e.args)
     if (!is_srt_plugin_argument(arg)) {
