@@ -17,8 +17,9 @@ namespace srt::sys {
 class Child {
  public:
   Child() = default;
-  // fork + exec `argv` with the launcher's environment plus `set`, minus `unset`; stdin is
-  // /dev/null, stdout/stderr are the launcher's. Throws srt::Error when fork fails.
+  // posix_spawnp `argv` with the launcher's environment plus `set`, minus `unset`; stdin is
+  // /dev/null, stdout/stderr are the launcher's. A program that cannot be started is a finished
+  // child with exit code 127 (and a line on stderr), as a shell's would be.
   static Child spawn(const std::vector<std::string>& argv, const EnvList& set,
                      const std::vector<std::string>& unset);
   Child(Child&& other) noexcept;
@@ -61,8 +62,8 @@ struct Captured {
 };
 
 // Runs argv to completion, its output read to the end before it is reaped (no pipe deadlock).
-// Throws srt::Error when no child could be made (fork or pipe failed); a program that is not
-// there is `exec_error`. At most kMaxCaptureBytes of output are kept; the rest is read and dropped.
+// Throws srt::Error when no pipe could be made; a program that cannot be started is `exec_error`
+// with exit code 127, as a shell's child. At most kMaxCaptureBytes of output are kept; the rest is read and dropped.
 Captured capture(const std::vector<std::string>& argv, const CaptureOptions& options);
 
 // capture() for the callers that want only the output: `status` receives the exit code (-1 on
