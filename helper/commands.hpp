@@ -3,6 +3,10 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "srt/cli.hpp"
 
 namespace srt::helper {
@@ -23,6 +27,12 @@ void add_gpu_check(CLI::App& app);
 void add_migrate(CLI::App& app);
 void add_clean_containers(CLI::App& app);
 void add_snapshot(CLI::App& app);
+
+// srtctl_front.cpp: srt-helper called by the name `srtctl` (its link in libexec/srt-spank/bin).
+bool invoked_as_srtctl(const char* argv0);
+// An exit code when srtctl answers itself (help, version, a subcommand it does not provide);
+// else nullopt, with `args` the srt-helper command line to run.
+std::optional<int> srtctl_front(int argc, char** argv, std::vector<std::string>& args);
 
 // In srt-helper: loads the module when ARGV's subcommand is one of kJobstepCommands (an error
 // naming the module's path and what to do when it cannot) or when there is no subcommand (the

@@ -1,6 +1,8 @@
 // srt-helper: the job-step helper. main() only dispatches; every subcommand is a file of its own.
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "srt/jobstep_abi.hpp"
@@ -14,11 +16,22 @@ int main(int argc, char** argv) {
   // writes through stdio (sync_with_stdio stays on), so this covers it too. Before any output.
   std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
 
+  using namespace srt::helper;
+  // Called as srtctl: its own answers, or the srt-helper command line it stands for.
+  std::vector<std::string> srtctl_args;
+  std::vector<char*> srtctl_argv;
+  if (invoked_as_srtctl(argv[0])) {
+    if (const auto rc = srtctl_front(argc, argv, srtctl_args)) return *rc;
+    for (std::string& a : srtctl_args) srtctl_argv.push_back(a.data());
+    srtctl_argv.push_back(nullptr);
+    argc = int(srtctl_argv.size()) - 1;
+    argv = srtctl_argv.data();
+  }
+
   CLI::App app{"srt-helper: run disaggregated LLM serving recipes on Slurm", "srt-helper"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("srt-helper " SRT_VERSION));
 
-  using namespace srt::helper;
   // One line per subcommand file (cmd_<name>.cpp).
   add_validate(app);
   add_nodes(app);
