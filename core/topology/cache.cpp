@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "srt/error.hpp"
@@ -28,7 +29,12 @@ std::string checked_boot_id(const std::string& id) {
   return id;
 }
 
-std::string cache_name(const std::string& boot_id) { return "topology-" + checked_boot_id(boot_id) + ".json"; }
+// topology-<boot id>.json: every boot's file has this prefix and suffix.
+constexpr std::string_view kCachePrefix = "topology-", kCacheSuffix = ".json";
+
+std::string cache_name(const std::string& boot_id) {
+  return std::string(kCachePrefix) + checked_boot_id(boot_id) + std::string(kCacheSuffix);
+}
 
 bool trusted_owner(uid_t uid) { return uid == 0 || uid == ::geteuid(); }
 
@@ -54,6 +60,10 @@ UniqueFd open_cache_dir(const std::string& dir, bool create) {
 }
 
 }  // namespace
+
+std::string topology_cache_path(const std::string& dir, const std::string& boot_id) {
+  return dir + "/" + cache_name(boot_id);
+}
 
 std::string read_boot_id(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -133,8 +143,9 @@ std::size_t remove_stale_topology_caches(const std::string& dir, const std::stri
   std::vector<std::string> stale;
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
-    if (name != keep && name.size() > 14 && name.rfind("topology-", 0) == 0 &&
-        name.compare(name.size() - 5, 5, ".json") == 0)
+    const std::size_t affixes = kCachePrefix.size() + kCacheSuffix.size();
+    if (name != keep && name.size() > affixes && name.compare(0, kCachePrefix.size(), kCachePrefix) == 0 &&
+        name.compare(name.size() - kCacheSuffix.size(), kCacheSuffix.size(), kCacheSuffix) == 0)
       stale.push_back(name);
   }
   ::closedir(d);

@@ -27,27 +27,31 @@ bool kfd_gpu_node(const std::string& properties_path) {
   return false;
 }
 
+// This machine through hwloc, without a cache.
+NodeTopology discover_live() {
+  NodeTopology t = topology_detail::inventory(topology_detail::HwlocTopology::live());
+  t.source = "hwloc:live";
+  return t;
+}
+
 NodeTopology discover_with_cache(const TopologyOptions& opts) {
   std::string boot_id;
   try {
     boot_id = read_boot_id(opts.boot_id_path);
   } catch (const Error& e) {
-    NodeTopology t = topology_detail::inventory(topology_detail::HwlocTopology::live());
-    t.source = "hwloc:live";
+    NodeTopology t = discover_live();
     t.notes.push_back(std::string("topology cache not used: ") + e.what());
     return t;
   }
   std::string cache_note;
   try {
     if (auto bytes = read_topology_cache(opts.cache_dir, boot_id))
-      return decode_topology_cache(*bytes, "cache:" + opts.cache_dir + "/topology-" + boot_id + ".json");
+      return decode_topology_cache(*bytes, "cache:" + topology_cache_path(opts.cache_dir, boot_id));
   } catch (const Error& e) {
     // A refused or corrupt cache must not stop the job: rediscover and say so.
     cache_note = std::string("topology cache ignored: ") + e.what();
   }
-  auto live = topology_detail::HwlocTopology::live();
-  NodeTopology t = topology_detail::inventory(live);
-  t.source = "hwloc:live";
+  NodeTopology t = discover_live();
   if (!cache_note.empty()) t.notes.push_back(cache_note);
   try {
     write_topology_cache(opts.cache_dir, boot_id, encode_topology_cache(t));
@@ -84,10 +88,9 @@ CacheRefresh refresh_topology_cache(const TopologyOptions& opts) {
   if (opts.cache_dir.empty()) fail("no topology cache directory to refresh", "set topology_cache_dir in the profile or pass --cache-dir");
   const std::string boot_id = read_boot_id(opts.boot_id_path);
   CacheRefresh r;
-  r.topology = topology_detail::inventory(topology_detail::HwlocTopology::live());
-  r.topology.source = "hwloc:live";
+  r.topology = discover_live();
   write_topology_cache(opts.cache_dir, boot_id, encode_topology_cache(r.topology));
-  r.path = opts.cache_dir + "/topology-" + boot_id + ".json";
+  r.path = topology_cache_path(opts.cache_dir, boot_id);
   r.removed = remove_stale_topology_caches(opts.cache_dir, boot_id);
   return r;
 }
@@ -99,8 +102,7 @@ NodeTopology load_topology(const TopologyOptions& opts) {
   } else if (!opts.cache_dir.empty()) {
     t = discover_with_cache(opts);
   } else {
-    t = topology_detail::inventory(topology_detail::HwlocTopology::live());
-    t.source = "hwloc:live";
+    t = discover_live();
   }
   t.partition_mode = detect_partition_mode(opts.sysfs_root, t.gpus.size());
   if (t.partition_mode != "SPX" && t.partition_mode != "unknown")

@@ -153,6 +153,8 @@ std::string encode_topology_cache(const NodeTopology& topo);
 NodeTopology decode_topology_cache(std::string_view bytes, const std::string& source);
 
 std::string read_boot_id(const std::string& path);
+// DIR/topology-<boot id>.json: where this boot's cache is (srt::Error for an id that is no UUID).
+std::string topology_cache_path(const std::string& dir, const std::string& boot_id);
 // The cache directory must be owned by root or the current user and not writable by others
 // unless sticky; anything else is refused with srt::Error (another user could plant a topology).
 // nullopt = no cache file for this boot.

@@ -194,7 +194,7 @@ void check_topology_cache(Report& report, const std::string& cache_dir, const st
                   "itself (job users cannot write the cache)", refresh);
       return;
     }
-    const std::string path = cache_dir + "/topology-" + boot_id + ".json";
+    const std::string path = topology_cache_path(cache_dir, boot_id);
     const NodeTopology cached = decode_topology_cache(*bytes, path);
     report.ok("topology-cache", path + ": " + std::to_string(cached.gpus.size()) + " GPUs, this boot's");
   } catch (const Error& e) {
