@@ -82,13 +82,6 @@ std::vector<std::string> child_environment(const EnvList& set, const std::vector
   return env;
 }
 
-std::vector<char*> c_strings(std::vector<std::string>& v) {
-  std::vector<char*> out;
-  for (std::string& s : v) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
 // posix_spawnp(3), not fork then exec: glibc's spawn shares the parent's memory until the exec
 // (CLONE_VFORK), so no page tables are copied (a fork of srt-helper cost `srtctl apply` a few ms
 // per child), and nothing runs between the two that is unsafe in the child of a threaded
@@ -98,9 +91,14 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
 int spawn_process(const std::vector<std::string>& argv, const EnvList& set, const std::vector<std::string>& unset,
                   const Stdio& io, pid_t& pid) {
   if (argv.empty()) fail("internal: empty command");
-  std::vector<std::string> args_store = argv;
+  // posix_spawnp takes char* const[] and writes none of them.
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   std::vector<std::string> env_store = child_environment(set, unset);
-  std::vector<char*> args = c_strings(args_store), env = c_strings(env_store);
+  std::vector<char*> env;
+  for (std::string& e : env_store) env.push_back(e.data());
+  env.push_back(nullptr);
 
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
@@ -124,10 +122,12 @@ int spawn_process(const std::vector<std::string>& argv, const EnvList& set, cons
   return rc;
 }
 
-// As a shell says it when a command cannot be started.
-void say_cannot_run(const std::string& program, int err) {
-  std::fprintf(stderr, "srt-helper: cannot run %s: %s\n", program.c_str(), std::strerror(err));
+// As a shell says it when a command cannot be started (one line, with its newline).
+std::string cannot_run_line(const std::string& program, int err) {
+  return "srt-helper: cannot run " + program + ": " + std::strerror(err) + "\n";
 }
+
+void say_cannot_run(const std::string& program, int err) { std::fputs(cannot_run_line(program, err).c_str(), stderr); }
 
 }  // namespace
 
@@ -259,10 +259,9 @@ std::string run_capture(const std::vector<std::string>& argv, double timeout_sec
   Captured c = capture(argv, o);
   if (status) *status = c.exit_code;
   if (c.exec_error) {
-    // As a shell would say it, where the caller reads the command's words.
-    const std::string line = "srt-helper: cannot run " + argv.front() + ": " + std::strerror(c.exec_error) + "\n";
-    if (with_stderr) c.output += line;
-    else std::fputs(line.c_str(), stderr);
+    // Where the caller reads the command's words.
+    if (with_stderr) c.output += cannot_run_line(argv.front(), c.exec_error);
+    else say_cannot_run(argv.front(), c.exec_error);
   }
   return std::move(c.output);
 }
