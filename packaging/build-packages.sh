@@ -230,18 +230,18 @@ cat > "$root/DEBIAN/postinst" <<'SCRIPT'
 set -e
 if [ "$1" = configure ]; then
   /usr/bin/srt-helper topology --refresh-cache >/dev/null 2>&1 || :
-  if [ -d /run/systemd/system ]; then systemctl enable srt-topology-cache.service >/dev/null 2>&1 || :; fi
+  if [ -d /run/systemd/system ]; then systemctl enable --now srt-topology-cache.path >/dev/null 2>&1 || :; systemctl enable srt-topology-cache.service >/dev/null 2>&1 || :; fi
 fi
 SCRIPT
 cat > "$root/DEBIAN/prerm" <<'SCRIPT'
 #!/bin/sh
 set -e
-if [ "$1" = remove ] && [ -d /run/systemd/system ]; then systemctl disable srt-topology-cache.service >/dev/null 2>&1 || :; fi
+if [ "$1" = remove ] && [ -d /run/systemd/system ]; then systemctl disable --now srt-topology-cache.path >/dev/null 2>&1 || :; systemctl disable srt-topology-cache.service >/dev/null 2>&1 || :; fi
 SCRIPT
 cat > "$root/DEBIAN/postrm" <<'SCRIPT'
 #!/bin/sh
 set -e
-if [ "$1" = remove ] || [ "$1" = purge ]; then rm -f /var/cache/srt/topology-*.json; fi
+if [ "$1" = remove ] || [ "$1" = purge ]; then rm -f /var/cache/srt/topology-*.json /var/cache/srt/profile-*.cbor; fi
 SCRIPT
 chmod 0755 "$root/DEBIAN/postinst" "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
 (cd "$root" && find etc -type f | sed 's|^|/|' | sort) > "$root/DEBIAN/conffiles"

@@ -4,6 +4,7 @@
 #define SRT_IMPL_ABI_H
 
 #include <slurm/spank.h>
+#include <stddef.h>
 
 /* The ABI number: this contract's revision and the Slurm major.minor both sides were built
  * against (slurm_version.h, through spank.h), as REVISION * 1000000 + MAJOR * 100 + MINOR, e.g.
@@ -31,6 +32,14 @@ struct srt_loader_state {
  * Returns 0 or -1, never throws. */
 typedef int (*srt_impl_callback_fn)(const char *callback, spank_t sp,
                                     const struct srt_loader_state *state);
+
+/* The submit side's profile reader, which srt_spank_node.so borrows when the node has no parsed
+ * copy of its profile from root (srt/profile_copy.hpp): reads the YAML file at `path` as the
+ * submit side does and returns 0 with *out (malloc'd, *out_len bytes) that copy's bytes, or -1
+ * with *out a malloc'd, NUL-terminated line saying why. The caller frees *out. A C interface: each
+ * library has its own C++ runtime (srt_spank_node.so a private libstdc++), so only bytes cross. */
+#define SRT_PROFILE_READER_ENTRY "srt_profile_copy"
+typedef int (*srt_profile_copy_fn)(const char *path, char **out, size_t *out_len);
 
 /* The job-control variable that carries the recipe snapshot (SRT_SNAPSHOT_NAME, SRT_SNAPSHOT_JOB_ENV). */
 #include "srt/snapshot_env.h"

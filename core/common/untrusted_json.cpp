@@ -25,6 +25,32 @@ int nesting(std::string_view text, int limit) {
   return deepest;
 }
 
+// nlohmann's SAX interface, keeping nothing: only whether the CBOR is well formed and nests no
+// deeper than `max_depth`. start_array/start_object returning false stops the reader before it
+// recurses, so a million nested arrays cost a million bytes of reading, no stack.
+class ShapeCheck : public nlohmann::json_sax<Json> {
+ public:
+  ShapeCheck(int max_depth, bool allow_binary) : max_depth_(max_depth), allow_binary_(allow_binary) {}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return allow_binary_; }
+  bool start_object(std::size_t) override { return ++depth_ <= max_depth_; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { --depth_; return true; }
+  bool start_array(std::size_t) override { return ++depth_ <= max_depth_; }
+  bool end_array() override { --depth_; return true; }
+  bool parse_error(std::size_t, const std::string&, const Json::exception&) override { return false; }
+
+ private:
+  int depth_ = 0;
+  int max_depth_;
+  bool allow_binary_;
+};
+
 const Json* find(const Json& obj, const char* key) {
   if (!obj.is_object()) return nullptr;
   const auto it = obj.find(key);
@@ -32,6 +58,16 @@ const Json* find(const Json& obj, const char* key) {
 }
 
 }  // namespace
+
+std::optional<Json> parse_untrusted_cbor(const std::vector<std::uint8_t>& bytes, int max_depth, bool allow_binary) {
+  ShapeCheck check(max_depth, allow_binary);
+  if (!Json::sax_parse(bytes, &check, Json::input_format_t::cbor)) return std::nullopt;
+  try {
+    return Json::from_cbor(bytes);
+  } catch (const Json::exception&) {
+    return std::nullopt;
+  }
+}
 
 bool nests_deeper_than(std::string_view text, int max_depth) { return nesting(text, max_depth) > max_depth; }
 

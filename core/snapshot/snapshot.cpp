@@ -23,43 +23,13 @@ using Bytes = std::vector<std::uint8_t>;
        "resubmit the job with --srt-recipe; the snapshot is written by the plugin, not by hand");
 }
 
-// nlohmann's SAX interface, keeping nothing: only whether the CBOR is well formed and nests no
-// deeper than `max_depth`. start_array/start_object returning false stops the reader before it
-// recurses, so a snapshot of a million nested arrays costs a million bytes of reading, no stack.
-class ShapeCheck : public nlohmann::json_sax<Json> {
- public:
-  ShapeCheck(int max_depth, bool allow_binary) : max_depth_(max_depth), allow_binary_(allow_binary) {}
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return allow_binary_; }
-  bool start_object(std::size_t) override { return ++depth_ <= max_depth_; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { --depth_; return true; }
-  bool start_array(std::size_t) override { return ++depth_ <= max_depth_; }
-  bool end_array() override { --depth_; return true; }
-  bool parse_error(std::size_t, const std::string&, const Json::exception&) override { return false; }
-
- private:
-  int depth_ = 0;
-  int max_depth_;
-  bool allow_binary_;
-};
-
 // The CBOR in `bytes` as a value, or damaged(): malformed, deeper than max_depth, or trailing bytes.
 Json read_cbor(const Bytes& bytes, int max_depth, bool allow_binary, const char* what) {
-  ShapeCheck check(max_depth, allow_binary);
-  if (!Json::sax_parse(bytes, &check, Json::input_format_t::cbor))
+  std::optional<Json> v = parse_untrusted_cbor(bytes, max_depth, allow_binary);
+  if (!v)
     damaged(std::string(what) + " is not CBOR srt-spank wrote (malformed, or nested deeper than " +
             std::to_string(max_depth) + " levels)");
-  try {
-    return Json::from_cbor(bytes);
-  } catch (const Json::exception& e) {
-    damaged(std::string(what) + ": " + e.what());
-  }
+  return std::move(*v);
 }
 
 Bytes base64_decode(const std::string& encoded) {

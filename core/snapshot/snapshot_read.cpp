@@ -15,8 +15,8 @@ Recipe snapshot_recipe(const Snapshot& s, const Profile& profile) {
   return recipe_from_document(std::move(doc), job_recipe_options(profile).default_gpus_per_node);
 }
 
-Profile snapshot_profile(const Snapshot& s, const std::string& local_digest, const std::string& local_path,
-                         const std::string& where) {
+Profile snapshot_profile(const Snapshot& s, const std::string& local_digest, const Json& local_document,
+                         const std::string& local_path, const std::string& where) {
   if (local_digest != s.profile_digest) {
     const auto shown = [](const std::string& d) { return d.empty() ? std::string("none: the built-in default") : d.substr(0, 12); };
     fail("the cluster profile on " + where + " differs from the one the job was checked against (digest " +
@@ -27,7 +27,7 @@ Profile snapshot_profile(const Snapshot& s, const std::string& local_digest, con
   if (local_digest.empty()) return default_profile();
   Document doc;
   doc.file = local_path;
-  doc.root = s.profile;
+  doc.root = local_document;
   Profile p = profile_from_document(std::move(doc));
   p.digest = local_digest;
   return p;

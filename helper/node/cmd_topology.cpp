@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "srt/error.hpp"
+#include "srt/profile_copy.hpp"
 #include "srt/this_host.hpp"
 #include "srt/topology.hpp"
 
@@ -46,16 +47,28 @@ void print_text(const NodeTopology& t) {
 }
 
 // Root's step at boot and install (packaging/srt-topology-cache.service): slurmstepd reads the
-// cache as the job's user, who cannot write the root-owned directory.
+// cache as the job's user, who cannot write the root-owned directory. Two files: this boot's
+// topology, and the parsed copy of the node's profile that slurmstepd plans with (it links no
+// YAML parser, and the snapshot's copy is the user's: srt/profile_copy.hpp).
 void refresh(const TopologyArgs& args) {
   if (!args.xml.empty()) fail("--refresh-cache discovers this machine; --xml names another", "drop --xml");
+  const Profile profile = load_profile(args.profile);
   TopologyOptions opts;
   opts.boot_id_path = args.boot_id;
-  opts.cache_dir = args.cache_dir.empty() ? load_profile(args.profile).topology_cache_dir : args.cache_dir;
+  opts.cache_dir = args.cache_dir.empty() ? profile.topology_cache_dir : args.cache_dir;
   const CacheRefresh r = refresh_topology_cache(opts);
   std::printf("wrote %s (%zu GPUs)", r.path.c_str(), r.topology.gpus.size());
   if (r.removed) std::printf("; removed %zu of earlier boots", r.removed);
   std::printf("\n");
+  // The node looks for it in plugstack.conf's cache_dir=, else the built-in directory: not in a
+  // directory the profile names, which it cannot read before it has the profile.
+  if (!profile.digest.empty()) {
+    const ProfileCopyWrite w =
+        write_profile_copy(args.cache_dir.empty() ? kDefaultCacheDir : args.cache_dir, profile.digest, profile.source.root, SRT_VERSION);
+    std::printf("wrote %s (%s as this srt-spank reads it)", w.path.c_str(), profile.source.file.c_str());
+    if (w.removed) std::printf("; removed %zu of other profiles", w.removed);
+    std::printf("\n");
+  }
   exit_code = 0;
 }
 
@@ -70,8 +83,9 @@ void add_topology(CLI::App& app) {
   cmd->add_flag("--rsmi", args->rsmi, "Also ask ROCm SMI (unique ids; joined on PCI bus id)");
   cmd->add_option("--cache-dir", args->cache_dir, "Per-node topology cache (the inventory keyed by boot id)");
   cmd->add_flag("--refresh-cache", args->refresh, "As root: discover this machine and write this boot's cache "
-                "(--cache-dir, else the profile's topology_cache_dir), removing earlier boots'");
-  cmd->add_option("--profile", args->profile, "Cluster profile whose topology_cache_dir --refresh-cache fills "
+                "(--cache-dir, else the profile's topology_cache_dir), removing earlier boots', and the parsed copy "
+                "of the profile that slurmstepd plans with (--cache-dir, else " + std::string(kDefaultCacheDir) + ")");
+  cmd->add_option("--profile", args->profile, "Cluster profile --refresh-cache copies (and whose topology_cache_dir it fills) "
                   "(default: $SRTSLURM_CONFIG, then " SRT_DEFAULT_PROFILE ")");
   cmd->add_option("--boot-id", args->boot_id, "File holding this boot's id (default " + args->boot_id + "; for tests)");
   cmd->callback([args] {

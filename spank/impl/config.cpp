@@ -6,6 +6,9 @@
 #include "srt/error.hpp"
 #include "srt/plugstack.hpp"
 
+#ifndef SRT_DEFAULT_IMPL
+#define SRT_DEFAULT_IMPL "/usr/lib64/slurm/srt_spank_impl.so"
+#endif
 #ifndef SRT_DEFAULT_PROFILE
 #define SRT_DEFAULT_PROFILE "/etc/srt/cluster.yaml"
 #endif
@@ -19,9 +22,11 @@ PluginConfig parse_config(const srt_loader_state& state) {
     if (arg.rfind("profile=", 0) == 0) c.profile_path = arg.substr(8);
     else if (arg.rfind("cache_dir=", 0) == 0) c.cache_dir = arg.substr(10);
     else if (arg.rfind("topology=", 0) == 0) c.topology_xml = arg.substr(9);
-    else if (!is_srt_plugin_argument(arg))  // impl= and timing are the loader's
+    else if (arg.rfind("impl=", 0) == 0) c.impl_path = arg.substr(5);  // the loader's, read here too
+    else if (!is_srt_plugin_argument(arg))  // timing is the loader's
       fail("unknown plugstack.conf argument '" + arg + "' for spank_srt.so", std::string("use ") + kSrtPluginArguments);
   }
+  if (c.impl_path.empty()) c.impl_path = SRT_DEFAULT_IMPL;
   return c;
 }
 

@@ -9,21 +9,32 @@ extern "C" {
 }
 
 #include "srt/profile.hpp"
+#include "srt/snapshot.hpp"
 
 namespace srt::spank_impl {
 
 // plugstack.conf arguments: `profile=PATH impl=PATH cache_dir=DIR topology=XML`.
 struct PluginConfig {
   std::string profile_path;   // "" = the built-in default path, or the built-in profile
-  std::string cache_dir;      // "" = the profile's topology_cache_dir
+  std::string cache_dir;      // "" = the profile's topology_cache_dir, and kDefaultCacheDir for the profile copy
   std::string topology_xml;   // an hwloc XML to use instead of live discovery (labs, tests)
+  std::string impl_path;      // the submit side's library (the loader's impl=, else the installed one)
 };
 PluginConfig parse_config(const srt_loader_state& state);
 
 // The profile file the plugin uses on both sides ("" = none: the built-in default); never the
 // user's environment, so the submit host and the nodes read the same file (the snapshot's digest
-// proves it). The submit side parses it; a node only hashes it (snapshot_profile).
+// proves it). The submit side parses it; a node hashes it and reads root's parsed copy
+// (node_profile).
 std::string plugin_profile_path(const PluginConfig& config);
+
+// The profile a node plans the job `snapshot_digest` names with, from its own file at `path`
+// ("" = the built-in default): the file's digest must be that one (else srt::Error naming
+// `where`, as before), and its document comes from root's parsed copy in the cache directory,
+// else from the submit side's library reading the file (impl_abi.h: srt_profile_copy). Never from
+// the snapshot. A miss of the copy goes to `notes` (the job runs; the step spent milliseconds).
+Profile node_profile(const PluginConfig& config, const std::string& path, const Snapshot& snap,
+                     const std::string& where, std::vector<std::string>& notes);
 
 // Messages: prefixed "srt: ", one line each, to the right place for the context.
 void error_lines(const std::string& text);

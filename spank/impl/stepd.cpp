@@ -101,11 +101,10 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
                                    batch ? 0 : item<uint32_t>(sp, S_JOB_NODEID, "this node's index in the step"));
   const std::string& here = facts.this_node;
   check_snapshot_package(snap, kPackageVersion, "node " + here);
-  // The node hashes its own profile file and never parses it: equal digests mean the snapshot's
-  // document is this very file as the submit side read it.
-  const std::string profile_path = plugin_profile_path(config);
-  const Profile profile = snapshot_profile(
-      snap, profile_path.empty() ? "" : sha256_hex(read_text_file(profile_path, LoadLimits{}.max_bytes)), profile_path, here);
+  // The node's own profile file, as root's parsed copy says it reads (never the snapshot's copy).
+  std::vector<std::string> profile_notes;
+  const Profile profile = node_profile(config, plugin_profile_path(config), snap, here, profile_notes);
+  for (const std::string& line : profile_notes) slurm_info("srt: %s", line.c_str());  // the admin's, in slurmd's log
 
   facts.nodes = job_nodes;
   facts.job_id = item<uint32_t>(sp, S_JOB_ID, "the job id");

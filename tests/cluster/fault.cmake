@@ -12,7 +12,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl AND TARGET srt_spank_node)
   add_test(NAME cluster.fault.start
     COMMAND "${_lab_scripts}/lab-start.sh" --base "${_fault_base}" --port ${_fault_port} --mode netns
             --nodes 3 --timeout ${SRT_LAB_TIMEOUT} --slurmd-timeout 10 --srt-profile
-            --spank "$<TARGET_FILE:spank_srt> impl=${_fault_impl} profile=${_fault_base}/etc/srt/cluster.yaml")
+            --spank "$<TARGET_FILE:spank_srt> impl=${_fault_impl} profile=${_fault_base}/etc/srt/cluster.yaml cache_dir=${_fault_base}/cache")
   # Both sides' libraries, side by side as a package installs them (the loader finds the node's
   # beside impl=).
   add_test(NAME cluster.fault.impl
@@ -24,7 +24,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl AND TARGET srt_spank_node)
   add_test(NAME cluster.fault.impl-dir
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${_fault_base}/lib/srt")
   set_tests_properties(cluster.fault.start PROPERTIES FIXTURES_SETUP lab_fault
-    FIXTURES_REQUIRED lab_launch_build)
+    FIXTURES_REQUIRED lab_launch_build ENVIRONMENT "SRT_HELPER=$<TARGET_FILE:srt-helper>")
   set_tests_properties(cluster.fault.impl-dir PROPERTIES FIXTURES_SETUP lab_fault
     DEPENDS cluster.fault.start)
   set_tests_properties(cluster.fault.impl PROPERTIES FIXTURES_SETUP lab_fault

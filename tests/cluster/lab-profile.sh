@@ -19,6 +19,7 @@
 # tags its image with the recipes' image names, as a site pre-loads an image; the GPU devices
 # are character devices of the lab's own (/dev/null's numbers), passed with --device as a real
 # /dev/kfd would be.
+# With SRT_HELPER (the build's srt-helper) set, also root's parsed copy of it in BASE/cache.
 # Usage: lab-profile.sh BASE [OUT]   (OUT defaults to BASE/etc/srt/cluster.yaml)
 set -euo pipefail
 base=${1:?usage: lab-profile.sh BASE [OUT]}
@@ -100,4 +101,11 @@ ln -sfn /usr/bin/python3 "$base/bin/python3"
     echo "  ${node//_/-}: ${!var}"
   done
 } > "$out"
+# Root's step on a node (the packages' install step, srt-topology-cache.service): the parsed copy
+# of the profile that slurmstepd plans with (srt/profile_copy.hpp), in the cache the lab's
+# plugstack lines name (cache_dir=BASE/cache). Only for the lab's own profile: writing another
+# file's copy would remove this one's. Without it, nodes read the file through srt_spank_impl.so.
+if [[ -n ${SRT_HELPER:-} && $out == "$base/etc/srt/cluster.yaml" ]]; then
+  "$SRT_HELPER" topology --refresh-cache --cache-dir "$base/cache" --profile "$out" > /dev/null
+fi
 echo "$out"

@@ -16,14 +16,15 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
   add_test(NAME cluster.launch.start
     COMMAND "${_lab_scripts}/lab-start.sh" --base "${_launch_base}" --port ${_launch_port} --mode netns
             --nodes 3 --timeout ${SRT_LAB_TIMEOUT} --data-network --epilog "${PROJECT_BINARY_DIR}/helper/srt-epilog"
-            --spank "$<TARGET_FILE:spank_srt> impl=$<TARGET_FILE:srt_spank_impl> profile=${_launch_base}/etc/srt/cluster.yaml"
+            --spank "$<TARGET_FILE:spank_srt> impl=$<TARGET_FILE:srt_spank_impl> profile=${_launch_base}/etc/srt/cluster.yaml cache_dir=${_launch_base}/cache"
             --spank "$<TARGET_FILE:fake_pyxis>")
   add_test(NAME cluster.launch.profile COMMAND "${_lab_scripts}/lab-profile.sh" "${_launch_base}")
   add_test(NAME cluster.launch.stop
     COMMAND "${_lab_scripts}/lab-stop.sh" --base "${_launch_base}" --port ${_launch_port})
   set_tests_properties(cluster.launch.build PROPERTIES FIXTURES_SETUP lab_launch_build TIMEOUT 900)
   set_tests_properties(cluster.launch.start PROPERTIES FIXTURES_SETUP lab_launch FIXTURES_REQUIRED lab_launch_build)
-  set_tests_properties(cluster.launch.profile PROPERTIES FIXTURES_SETUP lab_launch DEPENDS cluster.launch.start)
+  set_tests_properties(cluster.launch.profile PROPERTIES FIXTURES_SETUP lab_launch DEPENDS cluster.launch.start
+    ENVIRONMENT "${_launch_env}")
   set_tests_properties(cluster.launch.stop PROPERTIES FIXTURES_CLEANUP lab_launch)
   set(_launch_names cluster.launch.build cluster.launch.start cluster.launch.profile cluster.launch.stop)
 

@@ -151,12 +151,12 @@ snapshot_deleted() {
 }
 
 spank_line() {  # BASE: the plugstack line tests/cluster/CMakeLists.txt gives its labs
-  echo "$plugin impl=$impl profile=$1/etc/srt/cluster.yaml topology=$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml"
+  echo "$plugin impl=$impl profile=$1/etc/srt/cluster.yaml cache_dir=$1/cache topology=$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml"
 }
 lab() {  # MODE PORT TEST...: a 3-node lab in MODE, the tests against it, the checks, stop
   local mode=$1 p=$2 base=$labs/$1 test name script args
   shift 2
-  if ! run "$mode.start" 120 "$HERE/lab-start.sh" --base "$base" --port "$p" --mode "$mode" --nodes 3 \
+  if ! run "$mode.start" 120 env SRT_HELPER="$helper" "$HERE/lab-start.sh" --base "$base" --port "$p" --mode "$mode" --nodes 3 \
        --timeout 60 --srt-profile --spank "$(spank_line "$base")"; then
     bash "$HERE/lab-stop.sh" --base "$base" --port "$p" --quiet || true
     return

@@ -36,9 +36,10 @@ std::string envelope(const std::uint8_t* body, std::size_t size) {
   return base64(raw.data(), raw.size());
 }
 
+// The profile document as a node's copy would hold it (root wrote it; fuzzed here all the same).
 void models(const srt::Snapshot& s) {
   try {
-    const srt::Profile p = srt::snapshot_profile(s, s.profile_digest, "/etc/srt/cluster.yaml", "fuzz-node");
+    const srt::Profile p = srt::snapshot_profile(s, s.profile_digest, s.profile, "/etc/srt/cluster.yaml", "fuzz-node");
     (void)srt::snapshot_recipe(s, p);
   } catch (const srt::Error& e) {
     if (std::string(e.what()).empty()) __builtin_trap();

@@ -35,8 +35,12 @@ grep -q "^required /usr/lib/$multiarch/slurm-wlm/spank_srt.so profile=/etc/srt/c
 grep -aq "/usr/lib/$multiarch/slurm-wlm/srt_spank_impl.so" "$root/usr/lib/$multiarch/slurm-wlm/spank_srt.so" ||
   fail "the loader's default implementation path is not Debian's plugin directory"
 grep -q '^  /usr/bin/srt-helper topology --refresh-cache' "$root/DEBIAN/postinst" || fail "postinst does not fill the topology cache"
+grep -q 'systemctl enable --now srt-topology-cache.path' "$root/DEBIAN/postinst" || fail "postinst does not enable srt-topology-cache.path"
 grep -q '^ExecStart=/usr/bin/srt-helper topology --refresh-cache$' "$root/usr/lib/systemd/system/srt-topology-cache.service" ||
   fail "srt-topology-cache.service does not run the installed srt-helper"
+# The profile's parsed copy (docs/security.md L4) follows every edit of the profile.
+grep -q '^PathChanged=/etc/srt/cluster.yaml$' "$root/usr/lib/systemd/system/srt-topology-cache.path" ||
+  fail "srt-topology-cache.path does not watch /etc/srt/cluster.yaml"
 hex=$(sed -n 's/^#define[[:space:]]*SLURM_VERSION_NUMBER[[:space:]]*0x\([0-9a-fA-F]*\).*/\1/p' /usr/include/slurm/slurm_version.h)
 major=$(( 0x$hex >> 16 & 255 )); minor=$(printf '%02d' $(( 0x$hex >> 8 & 255 )))
 grep -q "^Depends:.*slurm-wlm-basic-plugins (>= $major.$minor~)" "$root/DEBIAN/control" || fail "Depends does not pin Slurm $major.$minor"

@@ -49,6 +49,7 @@ cache=$(rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FIL
 scripts=$(rpm -qp --scripts "$rpm")
 grep -q '^/usr/bin/srt-helper topology --refresh-cache' <<<"$scripts" || fail "%post does not fill the topology cache"
 grep -q 'systemctl enable srt-topology-cache.service' <<<"$scripts" || fail "%post does not enable srt-topology-cache.service"
+grep -q 'systemctl enable --now srt-topology-cache.path' <<<"$scripts" || fail "%post does not enable srt-topology-cache.path"
 
 echo "== payload"
 root=$(mktemp -d)
@@ -58,6 +59,9 @@ grep -q '^required /usr/lib64/slurm/spank_srt.so profile=/etc/srt/cluster.yaml$'
   fail "srt.conf does not hold the RPM's plugin line"
 grep -q '^ExecStart=/usr/bin/srt-helper topology --refresh-cache$' "$root/usr/lib/systemd/system/srt-topology-cache.service" ||
   fail "srt-topology-cache.service does not run the installed srt-helper"
+# The profile's parsed copy (docs/security.md L4) follows every edit of the profile.
+grep -q '^PathChanged=/etc/srt/cluster.yaml$' "$root/usr/lib/systemd/system/srt-topology-cache.path" ||
+  fail "srt-topology-cache.path does not watch /etc/srt/cluster.yaml"
 grep -aq '/usr/lib64/slurm/srt_spank_impl.so' "$root/usr/lib64/slurm/spank_srt.so" ||
   fail "the loader's default implementation path is not /usr/lib64/slurm/srt_spank_impl.so"
 "$here/check-elf.sh" "$root" || status=1

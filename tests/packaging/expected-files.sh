@@ -18,6 +18,7 @@ guides=$(cd "$src/docs" && find . -maxdepth 1 -name '*.md' | sed 's|^\./||' | so
   echo /usr/libexec/srt-helper-jobstep.so
   echo /usr/libexec/srt-epilog
   echo /usr/libexec/srt-spank/bin/srtctl
+  echo /usr/lib/systemd/system/srt-topology-cache.path
   echo /usr/lib/systemd/system/srt-topology-cache.service
   echo /usr/share/man/man1/srt-helper.1.gz
   echo /usr/share/man/man5/srt-recipe.5.gz

@@ -4,8 +4,8 @@
 // Format 2 carries the recipe and the profile as the submit side read them (JSON
 // values, YAML's meaning already decided), so a node plans without a YAML parser: slurmstepd
 // never maps yaml-cpp. The node still checks everything again (schema, rules, the Plan): the
-// snapshot is the user's environment and proves nothing by itself. The profile's document is
-// used only when the node's own profile file has the digest the snapshot names.
+// snapshot is the user's environment and proves nothing by itself. The profile's document in it
+// is what the submit side read; a node plans with its own file's (snapshot_profile).
 #pragma once
 #include <string>
 
@@ -60,9 +60,11 @@ void check_snapshot_package(const Snapshot& s, const std::string& mine, const st
 Recipe snapshot_recipe(const Snapshot& s, const Profile& profile);
 
 // The profile a node plans with: its own file's digest (`local_digest`, "" = no file, the
-// built-in default) must be the one the job was submitted with; then the snapshot's document
-// is that file as read. Throws srt::Error naming both digests and `where`.
-Profile snapshot_profile(const Snapshot& s, const std::string& local_digest, const std::string& local_path,
-                         const std::string& where);
+// built-in default) must be the one the job was submitted with, and the node plans with its own
+// file's document (`local_document`: root's parsed copy, srt/profile_copy.hpp), never with the
+// snapshot's, which the job's user can rewrite with any digest. Throws srt::Error naming both
+// digests and `where`.
+Profile snapshot_profile(const Snapshot& s, const std::string& local_digest, const Json& local_document,
+                         const std::string& local_path, const std::string& where);
 
 }  // namespace srt

@@ -5,9 +5,11 @@
 // stack), and get<int>() of 2^32 is 0.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "srt/document.hpp"
 
@@ -20,6 +22,10 @@ inline constexpr int kMaxUntrustedJsonDepth = 64;
 // The value `text` holds, or a discarded value (is_discarded()) when it is not JSON or nests
 // deeper than max_depth (checked before nlohmann builds anything).
 Json parse_untrusted_json(std::string_view text, int max_depth = kMaxUntrustedJsonDepth);
+// The value CBOR `bytes` hold, or nothing when they are not CBOR (or have bytes after the value),
+// nest deeper than max_depth (checked before nlohmann builds anything: its reader recurses once per
+// level), or hold a byte string where allow_binary is false.
+std::optional<Json> parse_untrusted_cbor(const std::vector<std::uint8_t>& bytes, int max_depth, bool allow_binary);
 // True when arrays and objects in `text` nest deeper than max_depth (brackets in strings aside).
 bool nests_deeper_than(std::string_view text, int max_depth = kMaxUntrustedJsonDepth);
 

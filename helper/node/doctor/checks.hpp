@@ -39,6 +39,9 @@ void check_partition_mode(Report& report, const NodeTopology& topology);
 // The per-boot topology cache slurmstepd reads as the job's user (it cannot write it there):
 // present for this boot, missing (every step discovers again), or refused.
 void check_topology_cache(Report& report, const std::string& cache_dir, const std::string& boot_id_path);
+// Root's parsed copy of `profile` in `cache_dir` (plugstack.conf's cache_dir=, else the built-in
+// directory), which slurmstepd plans with (srt/profile_copy.hpp).
+void check_profile_copy(Report& report, const std::string& cache_dir, const Profile& profile);
 void check_ports(Report& report, const Profile& profile, const std::string& procfs_root);
 void check_rdma(Report& report, const Profile& profile, const NodeTopology& topology, const std::string& sysfs_root);
 // `node` is this node's Slurm name (doctor's --node or $SLURMD_NODENAME: `known`), else the host

@@ -13,6 +13,7 @@
 #include "checks.hpp"
 #include "srt/error.hpp"
 #include "srt/port_ranges.hpp"
+#include "srt/profile_copy.hpp"
 #include "srt/join.hpp"
 #include "srt/files.hpp"
 #include "srt/rdma_nic.hpp"
@@ -199,6 +200,23 @@ void check_topology_cache(Report& report, const std::string& cache_dir, const st
     report.ok("topology-cache", path + ": " + std::to_string(cached.gpus.size()) + " GPUs, this boot's");
   } catch (const Error& e) {
     report.fail("topology-cache", e.what(), refresh);
+  }
+}
+
+void check_profile_copy(Report& report, const std::string& cache_dir, const Profile& profile) {
+  if (profile.digest.empty()) return;  // the built-in default: the node has it compiled in
+  const std::string refresh = "run 'srt-helper topology --refresh-cache" +
+                              (cache_dir == kDefaultCacheDir ? std::string() : " --cache-dir " + cache_dir) +
+                              "' as root after every profile change (the srt-topology-cache unit does at boot)";
+  try {
+    if (read_profile_copy(cache_dir, profile.digest, SRT_VERSION))
+      report.ok("profile-copy", cache_dir + "/" + profile_copy_name(profile.digest).substr(0, 20) + "...: " +
+                                    profile.source.file + " as this srt-spank reads it");
+    else
+      report.warn("profile-copy", "no copy of " + profile.source.file + " in " + cache_dir + ": every srt step reads "
+                  "the profile through srt_spank_impl.so (milliseconds, and yaml-cpp in slurmstepd)", refresh);
+  } catch (const Error& e) {
+    report.fail("profile-copy", e.what(), refresh);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "srt/error.hpp"
 #include "srt/files.hpp"
 #include "srt/job_plan.hpp"
+#include "srt/profile_copy.hpp"
 #include "srt/snapshot.hpp"
 #include "srt/variants.hpp"
 
@@ -85,7 +86,7 @@ TEST_CASE("every shipped recipe and fixture plans the same through the snapshot 
         } catch (const srt::Error&) {
           continue;  // validated but not plannable (tier 2): refused at submit, never on a node
         }
-        const srt::Profile on_node = srt::snapshot_profile(snap, profile.digest, "/etc/srt/cluster.yaml", "node gpu01");
+        const srt::Profile on_node = srt::snapshot_profile(snap, profile.digest, profile.source.root, "/etc/srt/cluster.yaml", "node gpu01");
         CHECK(on_node.port_range_begin == 21000);
         CHECK(srt::plan_job(snap, on_node, facts).plan.digest == direct.plan.digest);
         ++planned;
@@ -154,13 +155,36 @@ TEST_CASE("a node plans only from its own version's snapshot, with its own profi
   const srt::Profile profile = srt::load_profile_text(kProfileText, "cluster.yaml");
   s.profile_digest = profile.digest;
   s.profile = profile.source.root;
-  CHECK_THROWS_WITH(srt::snapshot_profile(s, srt::sha256_hex(kProfileText + "# edited\n"), "/etc/srt/cluster.yaml", "gpu02"),
+  const srt::Json& mine = profile.source.root;
+  CHECK_THROWS_WITH(srt::snapshot_profile(s, srt::sha256_hex(kProfileText + "# edited\n"), mine, "/etc/srt/cluster.yaml", "gpu02"),
                     Contains("the cluster profile on gpu02 differs") && Contains("/etc/srt/cluster.yaml"));
-  CHECK_THROWS_WITH(srt::snapshot_profile(s, "", "", "gpu02"), Contains("none: the built-in default here"));
-  // Same digest, but a document that is not a profile (the snapshot is the user's environment):
-  // the node's own checks refuse it.
-  s.profile = srt::Json{{"port_range_begin", "lots"}};
-  CHECK_THROWS_AS(srt::snapshot_profile(s, profile.digest, "/etc/srt/cluster.yaml", "gpu02"), srt::Error);
+  CHECK_THROWS_WITH(srt::snapshot_profile(s, "", srt::Json(), "", "gpu02"), Contains("none: the built-in default here"));
+  // L4: same digest, another document (the snapshot is the user's environment): the node plans
+  // with its own file's document, whatever the snapshot carries.
+  s.profile = srt::Json{{"port_range_begin", 30000}, {"port_range_end", 30999}};
+  CHECK(srt::snapshot_profile(s, profile.digest, mine, "/etc/srt/cluster.yaml", "gpu02").port_range_begin == 21000);
+  // A document that is not a profile is refused by the node's own checks.
+  CHECK_THROWS_AS(srt::snapshot_profile(s, profile.digest, srt::Json{{"port_range_begin", "lots"}}, "/etc/srt/cluster.yaml", "gpu02"),
+                  srt::Error);
   s.profile_digest.clear();
-  CHECK(srt::snapshot_profile(s, "", "", "gpu02").digest.empty());
+  CHECK(srt::snapshot_profile(s, "", srt::Json(), "", "gpu02").digest.empty());
+}
+
+TEST_CASE("L4: root's parsed copy of the node's profile: named by digest, checked on the way back") {
+  const srt::Profile profile = srt::load_profile_text(kProfileText, "cluster.yaml");
+  const std::string copy = srt::encode_profile_copy(profile.digest, profile.source.root, "0.1.0");
+  CHECK(srt::decode_profile_copy(copy, profile.digest, "0.1.0", "c") == profile.source.root);
+  CHECK(srt::profile_copy_name(profile.digest) == "profile-" + profile.digest + ".cbor");
+  CHECK_THROWS_WITH(srt::profile_copy_name("../../etc/passwd"), Contains("is not a SHA-256 digest"));
+  const std::string other = srt::sha256_hex(kProfileText + "# edited\n");
+  CHECK_THROWS_WITH(srt::decode_profile_copy(copy, other, "0.1.0", "/c/x"),
+                    Contains("/c/x: not a profile copy this srt-spank can use (a copy of another profile file)") &&
+                        Contains("srt-helper topology --refresh-cache"));
+  CHECK_THROWS_WITH(srt::decode_profile_copy(copy, profile.digest, "0.2.0", "c"),
+                    Contains("written by srt-spank 0.1.0, this is 0.2.0"));
+  CHECK_THROWS_WITH(srt::decode_profile_copy("not cbor at all", profile.digest, "0.1.0", "c"), Contains("not CBOR"));
+  // Nested deeper than a profile can be: refused before nlohmann's recursive reader runs.
+  std::string deep(100000, '\x81');  // CBOR: an array of one element, a hundred thousand times
+  deep += '\x00';
+  CHECK_THROWS_WITH(srt::decode_profile_copy(deep, profile.digest, "0.1.0", "c"), Contains("not CBOR"));
 }

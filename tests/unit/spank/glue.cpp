@@ -12,6 +12,7 @@
 
 #include "impl/impl.hpp"
 #include "srt/files.hpp"
+#include "srt/profile_copy.hpp"
 #include "srt/snapshot.hpp"
 
 extern "C" {
@@ -53,7 +54,14 @@ std::string write_lab_profile(const TempDir& dir, const std::string& extra, bool
        "node_addresses:\n";
   for (int n = 1; n <= 4; ++n) y << "  lab-n" << n << ": " << (one_host ? "127.0.0.1" : "10.77.0." + std::to_string(n)) << "\n";
   y << extra;
-  return dir.write("cluster.yaml", y.str());
+  const std::string path = dir.write("cluster.yaml", y.str());
+  const Profile p = load_profile_file(path);
+  write_profile_copy(dir.str() + "/cache", p.digest, p.source.root, SRT_VERSION);
+  return path;
+}
+
+std::vector<std::string> lab_plugstack(const TempDir& dir, const std::string& profile_path) {
+  return {"profile=" + profile_path, "cache_dir=" + dir.str() + "/cache"};
 }
 
 int call_impl(const char* callback, const LoaderArgs& args) {

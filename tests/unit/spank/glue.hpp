@@ -28,7 +28,11 @@ using spank_test::TempDir;
 // addresses 10.77.0.N; `extra` is appended (a different profile has a different digest).
 // Nodes lab-n1..4 at 10.77.0.N, or all at 127.0.0.1 (one_host: every node is this process's
 // host, as in the lab's multi-slurmd mode, so a worker step's own-address check passes here).
+// Also writes root's parsed copy of it into DIR/cache, as the packages' install step does on a
+// node (srt-helper topology --refresh-cache): nodes given cache_dir=DIR/cache plan with it.
 std::string write_lab_profile(const TempDir& dir, const std::string& extra = "", bool one_host = false);
+// The plugstack words of a node with write_lab_profile's profile and cache in `dir`.
+std::vector<std::string> lab_plugstack(const TempDir& dir, const std::string& profile_path);
 
 // What the loader hands over: --srt-recipe, --srt-step and the plugstack.conf words.
 struct LoaderArgs {

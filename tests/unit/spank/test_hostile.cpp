@@ -17,7 +17,7 @@ namespace {
 struct Submitted {
   TempDir dir;
   std::string profile = write_lab_profile(dir);
-  std::vector<std::string> plugstack{"profile=" + profile};
+  std::vector<std::string> plugstack = lab_plugstack(dir, profile);
   std::string snapshot;
   Submitted() {
     const std::string recipe = source_path("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml");

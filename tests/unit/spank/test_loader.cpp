@@ -26,6 +26,11 @@
 #include "fake_spank.hpp"
 #include "scratch.hpp"
 #include "srt/contract.hpp"
+#include "srt/digest.hpp"
+#include "srt/files.hpp"
+#include "srt/profile.hpp"
+#include "srt/profile_copy.hpp"
+#include "srt/snapshot.hpp"
 
 // Not glue.cpp: the implementation comes in as the library the loader dlopens, so this program
 // holds no copy of its objects (two exported srt_impl_abi would be an ODR violation under ASan).
@@ -226,6 +231,30 @@ TEST_CASE("loader: the init failure mode is the job's, never the node's (Slurm 2
 
 namespace {
 
+// slurmstepd of job 77's step 0 on lab-n2 (of lab-n[1-2]), the job carrying `snapshot`.
+fake::Process& stepd_of_lab_n2(const std::string& snapshot) {
+  fake::reset(S_CTX_REMOTE);
+  auto& p = fake::process();
+  p.items[S_JOB_ID] = 77;
+  p.items[S_JOB_STEPID] = 0;
+  p.items[S_JOB_NODEID] = 1;
+  p.job_env[SRT_SNAPSHOT_JOB_ENV] = snapshot;
+  p.job_env["SLURM_JOB_NODELIST"] = p.job_env["SLURM_STEP_NODELIST"] = "lab-n[1-2]";
+  return p;
+}
+
+// What slurmstepd calls in a step, through the loader with plugstack `words`: task_init's
+// result, and what it wrote to the task's stderr in `err`.
+int node_step(const std::vector<std::string>& words, std::string& err) {
+  Loader loader(words);
+  REQUIRE(loader.call("init") == 0);
+  REQUIRE(loader.call("init_post_opt") == 0);
+  REQUIRE(loader.call("user_init") == 0);
+  int rc = -2;
+  err = capture_stderr([&] { rc = loader.call("task_init"); });
+  return rc;
+}
+
 bool loaded(const char* path) {
   void* h = ::dlopen(path, RTLD_NOW | RTLD_NOLOAD);
   if (h) ::dlclose(h);
@@ -256,22 +285,61 @@ TEST_CASE("loader: slurmstepd loads the node side's library, the submit host the
   }
   const std::string snapshot = std::getenv(SRT_SNAPSHOT_JOB_ENV);
   CleanEnv::clear();
-  fake::reset(S_CTX_REMOTE);
-  auto& p = fake::process();
-  p.items[S_JOB_ID] = 77;
-  p.items[S_JOB_STEPID] = 0;
-  p.items[S_JOB_NODEID] = 1;
-  p.job_env[SRT_SNAPSHOT_JOB_ENV] = snapshot;
-  p.job_env["SLURM_JOB_NODELIST"] = p.job_env["SLURM_STEP_NODELIST"] = "lab-n[1-2]";
-  Loader loader({"profile=" + profile, "impl=" SRT_IMPL_PATH});
-  REQUIRE(loader.call("init") == 0);
-  REQUIRE(loader.call("init_post_opt") == 0);
-  REQUIRE(loader.call("user_init") == 0);
-  int rc = -2;
-  const std::string err = capture_stderr([&] { rc = loader.call("task_init"); });
+  auto& p = stepd_of_lab_n2(snapshot);
+  std::string err;
+  const int rc = node_step({"profile=" + profile, "impl=" SRT_IMPL_PATH}, err);
   INFO(err << log_text());
   CHECK(rc == 0);
   CHECK(loaded(SRT_NODE_PATH));
   CHECK(p.job_env["SRT_NODE_INDEX"] == "1");
   CHECK(p.job_env["SRT_RECIPE"] == kRecipe);
+}
+
+// L4 (docs/security.md): the snapshot is the job user's environment. A user who re-encodes it
+// with the node's true profile digest and another document had that document planned; now the
+// node plans with its own file: root's parsed copy, else the file read through the submit side's
+// library (srt_profile_copy), which the real srt_spank_node.so dlopens here.
+TEST_CASE("L4: a node plans with its own profile, never the snapshot's: root's copy, else the file itself",
+          "[spank][loader]") {
+  CleanEnv env;
+  TempDir dir;
+  const std::string profile = dir.write("cluster.yaml", "cluster: lab\ngpus_per_node: 8\ncontainer_runtime: bwrap\n"
+                                                        "node_addresses: {lab-n1: 127.0.0.1, lab-n2: 127.0.0.1}\n");
+  const std::string cache = dir.str() + "/cache";
+  const std::vector<std::string> words{"profile=" + profile, "impl=" SRT_IMPL_PATH, "cache_dir=" + cache};
+  {
+    fake::reset(S_CTX_ALLOCATOR);
+    Loader loader(words);
+    REQUIRE(loader.call("init") == 0);
+    REQUIRE(loader.option("srt-recipe", kRecipe.c_str(), 0) == 0);
+    REQUIRE(loader.call("init_post_opt") == 0);
+  }
+  srt::Snapshot forged = srt::decode_snapshot(std::getenv(SRT_SNAPSHOT_JOB_ENV));
+  CleanEnv::clear();
+  forged.profile["node_addresses"] = {{"lab-n1", "10.9.9.1"}, {"lab-n2", "10.9.9.2"}};
+  const std::string snapshot = srt::encode_snapshot(forged);
+
+  // One slurmstepd of step 0 on lab-n2: the head's address it plans, and what it logged.
+  const auto stepd = [&] {
+    auto& p = stepd_of_lab_n2(snapshot);
+    std::string err;
+    const int rc = node_step(words, err);
+    INFO(err << log_text());
+    REQUIRE(rc == 0);
+    return std::make_pair(p.job_env["SRT_FRONTEND_HOST"], log_text());
+  };
+
+  // No copy from root: the node reads its file through the submit library, and tells the admin.
+  auto [head, log] = stepd();
+  CHECK(head == "127.0.0.1");
+  CHECK_THAT(log, Contains("no parsed copy of " + profile + " in " + cache) &&
+                      Contains("read the file through " SRT_IMPL_PATH) && Contains("srt-helper topology --refresh-cache"));
+
+  // Root's copy (what `srt-helper topology --refresh-cache` writes): used, nothing to say.
+  const std::string text = srt::read_text_file(profile, 1 << 20);
+  const srt::Profile parsed = srt::load_profile_text(text, profile);
+  srt::write_profile_copy(cache, srt::sha256_hex(text), parsed.source.root, SRT_VERSION);
+  std::tie(head, log) = stepd();
+  CHECK(head == "127.0.0.1");
+  CHECK_THAT(log, !Contains("read the file through"));
 }

@@ -1,6 +1,7 @@
 // Node side (slurmstepd, remote context): user_init sets what make_plan/step_environment say for
 // this node, task_init binds a worker or fails the job with the reason; never a failed user_init.
 #include <sched.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -38,7 +39,8 @@ struct Job {
   explicit Job(const std::string& rel, bool one_host = false)
       : profile_path(write_lab_profile(dir, "", one_host)),
         recipe(source_path(rel)),
-        plugstack{"profile=" + profile_path, "topology=" + kTopology} {
+        plugstack(lab_plugstack(dir, profile_path)) {
+    plugstack.push_back("topology=" + kTopology);
     ::unsetenv(SRT_SNAPSHOT_JOB_ENV);
     fake::reset(S_CTX_ALLOCATOR);
     REQUIRE(call_impl("init_post_opt", {recipe.c_str(), nullptr, plugstack}) == 0);
@@ -239,7 +241,7 @@ TEST_CASE("a node whose profile differs from the submit host's fails the job wit
   Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
   TempDir node_dir;
   const std::string node_profile = write_lab_profile(node_dir, "# edited on this node only\n");
-  const std::vector<std::string> node_plugstack{"profile=" + node_profile};
+  const std::vector<std::string> node_plugstack = lab_plugstack(node_dir, node_profile);
 
   become_stepd(job.snapshot, 2, 0, 1);
   REQUIRE(call_impl("user_init", {nullptr, nullptr, node_plugstack}) == 0);
@@ -249,6 +251,40 @@ TEST_CASE("a node whose profile differs from the submit host's fails the job wit
   CHECK(rc == -1);
   CHECK_THAT(err, Contains("srt: this job cannot run: the cluster profile on lab-n2 differs from the one the job was checked against"));
   CHECK_THAT(err, Contains(srt::load_profile_file(node_profile).digest.substr(0, 12)));
+}
+
+TEST_CASE("L4: a node with neither root's copy of its profile nor the submit library fails the job saying what to run",
+          "[spank][node]") {
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
+  TempDir empty;
+  const std::vector<std::string> words{"profile=" + job.profile_path, "cache_dir=" + empty.str(),
+                                       "impl=/nonexistent/srt_spank_impl.so"};
+  become_stepd(job.snapshot, 2, 0, 1);
+  REQUIRE(call_impl("user_init", {nullptr, nullptr, words}) == 0);
+  CHECK(fake::process().job_env.count("SRT_NODE_INDEX") == 0);
+  const auto [rc, err] = task_init(words);
+  CHECK(rc == -1);
+  CHECK_THAT(err, Contains("srt: this job cannot run: lab-n2 cannot read its own profile " + job.profile_path +
+                           ": no parsed copy of " + job.profile_path + " in " + empty.str() +
+                           ", and cannot load the profile reader /nonexistent/srt_spank_impl.so"));
+  CHECK_THAT(err, Contains("run 'srt-helper topology --refresh-cache --cache-dir " + empty.str() + "' as root on every node"));
+}
+
+TEST_CASE("L4: a profile copy another user could write is not used", "[spank][node]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: needs root to give the copy another owner");
+    return;
+  }
+  Job job("recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml");
+  const std::string copy = job.dir.str() + "/cache/profile-" + srt::load_profile_file(job.profile_path).digest + ".cbor";
+  REQUIRE(::chown(copy.c_str(), 65534, 65534) == 0);
+  std::vector<std::string> words = job.plugstack;
+  words.push_back("impl=/nonexistent/srt_spank_impl.so");
+  become_stepd(job.snapshot, 2, 0, 1);
+  REQUIRE(call_impl("user_init", {nullptr, nullptr, words}) == 0);
+  const auto [rc, err] = task_init(words);
+  CHECK(rc == -1);
+  CHECK_THAT(err, Contains("profile copy '" + copy + "' is owned by uid 65534 or writable by others"));
 }
 
 TEST_CASE("an unknown plugstack.conf argument on a node fails the job, not the node", "[spank][node]") {

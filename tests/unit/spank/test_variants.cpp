@@ -31,7 +31,7 @@ TEST_CASE("sbatch --srt-recipe=FILE:SELECTOR snapshots the expanded variant - no
   const std::string profile = write_lab_profile(dir);
   const std::string file = dir.write("v.yaml", fixture());
   const std::string given = file + ":override_2p1d";
-  std::vector<std::string> plugstack{"profile=" + profile};
+  std::vector<std::string> plugstack = lab_plugstack(dir, profile);
 
   fake::reset(S_CTX_ALLOCATOR);
   REQUIRE(call_impl("init_post_opt", {given.c_str(), nullptr, plugstack}) == 0);
