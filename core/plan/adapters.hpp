@@ -44,6 +44,9 @@ class EngineAdapter {
                     std::uint64_t job_id) const = 0;
   // The counter the stall watch sums on a worker's HTTP port (/metrics) when no router fronts it.
   virtual const char* progress_metric() const = 0;
+  // Whether that counter moves as requests finish (the per-point audit compares it with the
+  // benchmark's own count: srt/point_audit.hpp), or the engine refreshes it on its own clock.
+  virtual bool progress_metric_is_live() const { return true; }
   // What teardown removes on a worker's node after the process group is gone (shell globs).
   virtual std::vector<std::string> teardown_sweep() const { return {}; }
   // Whether a prefill or decode worker moves KV bytes over RDMA (its step gets the profile's
@@ -81,6 +84,9 @@ class FrontendAdapter {
   virtual Process process(const FrontendSite& site) const = 0;
   // The counter the stall watch sums on the router's metrics port.
   virtual const char* progress_metric() const = 0;
+  // The router's counter of the requests it received, labelled by path (`path="/v1/completions"`),
+  // which the per-point audit reads on its metrics port (srt/point_audit.hpp); "" for none.
+  virtual const char* request_metric() const { return ""; }
   // Whether the engine may sit behind it (a router speaks to one engine's HTTP surface).
   virtual bool fronts(const EngineAdapter& engine) const = 0;
 };

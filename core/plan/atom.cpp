@@ -221,6 +221,8 @@ class AtomEngine final : public EngineAdapter {
     return atom_bind(w, b, host_ip, profile, job_id);
   }
   const char* progress_metric() const override { return "atom:requests_finished_total"; }  // ATOM metrics.py
+  // ATOM's server refreshes its metrics every 5 s (metrics.py), not as each request finishes.
+  bool progress_metric_is_live() const override { return false; }
 };
 
 }  // namespace

@@ -44,6 +44,7 @@ class Atomesh final : public FrontendAdapter {
   bool runs_process() const override { return true; }
   Process process(const FrontendSite& site) const override { return atomesh_router(site); }
   const char* progress_metric() const override { return "mesh_http_responses_total"; }  // AToMesh schema.rs
+  const char* request_metric() const override { return "mesh_http_requests_total"; }    // {method, path}, the same
   bool fronts(const EngineAdapter& engine) const override { return std::string(engine.name()) == "atom"; }
 };
 

@@ -105,6 +105,39 @@ std::vector<ProgressSource> progress_sources(const Plan& plan) {
   return out;
 }
 
+std::optional<AuditSource> audit_source(const Plan& plan, std::string& why_not) {
+  using namespace plan_detail;
+  AuditSource a;
+  for (const auto& p : plan.processes) {
+    if (p.role != Role::router || !has_frontend_adapter(p.adapter)) continue;
+    const std::string metric = frontend_adapter(p.adapter).request_metric();
+    if (metric.empty() || p.ports.metrics.empty()) {
+      why_not = "the " + p.adapter + " router has no counter of requests by path";
+      return std::nullopt;
+    }
+    // The benchmark's two OpenAI routes (benchmark_serving.py's openai and openai-chat backends).
+    for (const char* path : {"/v1/completions", "/v1/chat/completions"})
+      a.reads.push_back({&p, p.ports.metrics.front(), metric, std::string("path=\"") + path + "\""});
+    a.counter = "the router's " + metric + "{path=\"/v1/completions\" or \"/v1/chat/completions\"}";
+    return a;
+  }
+  for (const auto& p : plan.processes) {
+    if (!p.is_worker() || p.readiness.kind != "http" || !has_engine_adapter(p.adapter)) continue;
+    const EngineAdapter& engine = engine_adapter(p.adapter);
+    if (!engine.progress_metric_is_live()) {
+      why_not = std::string(engine.name()) + "'s " + engine.progress_metric() + " is refreshed on the engine's own clock";
+      return std::nullopt;
+    }
+    a.reads.push_back({&p, p.readiness.port, engine.progress_metric(), ""});
+    a.counter = std::string("the workers' ") + engine.progress_metric();
+  }
+  if (a.reads.empty()) {
+    why_not = "no router or serving worker counts requests";
+    return std::nullopt;
+  }
+  return a;
+}
+
 bool kv_over_rdma(const Recipe& r) {
   using namespace plan_detail;
   return has_engine_adapter(r.backend.type) ? engine_adapter(r.backend.type).kv_over_rdma(r) : r.backend.mooncake_over_rdma();

@@ -47,6 +47,8 @@ class SglangRouter final : public FrontendAdapter {
   Process process(const FrontendSite& site) const override { return sglang_router(site); }
   // smg's (sgl-model-gateway) response counter; sglang-router 0.3.2 named its own sgl_router_*.
   const char* progress_metric() const override { return "smg_http_responses_total"; }
+  // "Total HTTP requests by path/method" (sgl-model-gateway's metrics reference).
+  const char* request_metric() const override { return "smg_http_requests_total"; }
   bool fronts(const EngineAdapter& engine) const override { return std::string(engine.name()) == "sglang"; }
 };
 

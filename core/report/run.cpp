@@ -123,7 +123,7 @@ Status read_status(const RunFiles& files, const fs::path& path) {
       const std::string key = "benchmark_points." + k;
       const auto state = v.is_object() ? v.find("state") : v.end();
       if (!v.is_object() || state == v.end() || !state->is_string())
-        detail::bad_field(file, key, "expected {\"state\": \"ok|failed|stalled|not_run\", \"reason\": ...}, got " + json_excerpt(v));
+        detail::bad_field(file, key, "expected {\"state\": \"ok|failed|contaminated|stalled|not_run\", \"reason\": ...}, got " + json_excerpt(v));
       PointNote note{state->get<std::string>(), ""};
       if (auto r = v.find("reason"); r != v.end() && r->is_string()) note.reason = r->get<std::string>();
       s.notes[c] = std::move(note);

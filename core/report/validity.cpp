@@ -26,6 +26,7 @@ PointResult judge_point_text(int concurrency, const std::string& file, const std
   try {
     const report::Point p = report::point_from_result(j, file, concurrency, report::GpuCount{});
     r.completed = int(p.completed);
+    r.requested = p.num_prompts;
     r.output_tokens = p.total_output_tokens;
     r.problem = p.failure;
   } catch (const Error& e) {

@@ -157,6 +157,7 @@ void Launch::run_points() {
   console_.line("benchmark: one step per point (the command reads " + std::string(kBenchmarkPointsVariable) + "):" + grid +
                 "; after a stalled or failed point the sweep " + (options_.stall_continue ? "goes on" : "stops") +
                 " (--stall-policy " + (options_.stall_continue ? "continue" : "stop") + ")");
+  audit_start();
   std::string not_run;  // set once the sweep stops early: why the rest is not run
   for (auto& pt : points_) {
     const std::string tag = "c" + std::to_string(pt.concurrency);
@@ -177,6 +178,7 @@ void Launch::run_points() {
       pt.state = "running";
       write_status(job_, steps_, outcome_, timings_, started_unix_, points_);
       window_begin(pt.concurrency);
+      audit_begin(pt);
       console_.line("benchmark " + tag + ": step " + pt.process.step_name + " on " + pt.process.node + " -> " +
                     pt.process.log_file);
     });
@@ -194,10 +196,12 @@ void Launch::run_points() {
     RunningStep& done = steps_[index];
     pt.exit_code = done.srun.exit_code();
     const PointResult r = judge_point(pt.concurrency, find_result_files(results_path())[pt.concurrency]);
+    const std::string contaminated = done.srun.exit_code() == 0 ? audit_end(pt, r) : "";
     const std::string stranger = router_workers_changed();
     if (done.srun.exit_code() != 0) pt.state = "failed", pt.reason = "the step ended (" + done.srun.describe() + ")";
     else if (!r.problem.empty()) pt.state = "failed", pt.reason = r.problem;
     else if (!stranger.empty()) pt.state = "failed", pt.reason = stranger;
+    else if (!contaminated.empty()) pt.state = "contaminated", pt.reason = contaminated;
     else pt.state = "ok";
     window_end(pt.concurrency, pt.state, pt.reason);
     console_.line("benchmark " + tag + ": " +

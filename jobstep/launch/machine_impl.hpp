@@ -21,10 +21,12 @@
 #include "launch.hpp"
 #include "power_collector.hpp"
 #include "run_state.hpp"
+#include "srt/engines.hpp"
 #include "srt/poll.hpp"
 #include "srt/post_eval.hpp"
 #include "srt/readiness.hpp"
 #include "srt/restart_policy.hpp"
+#include "srt/validity.hpp"
 #include "sweep.hpp"
 
 namespace srt::launch {
@@ -154,6 +156,15 @@ class Launch {
   void run_points();
   std::filesystem::path results_path() const;
   void check_results();
+
+  // machine_audit.cpp: whose requests each point measured (srt/point_audit.hpp).
+  void audit_start();
+  void audit_begin(const SweepPoint& pt);
+  std::string audit_end(SweepPoint& pt, const PointResult& r);  // "" or why the point is contaminated
+  std::optional<double> audit_count() const;
+  std::optional<AuditSource> audit_;
+  std::optional<double> audit_before_;
+  std::uintmax_t audit_log_from_ = 0;
 
   // machine_eval.cpp: post_eval (srt/post_eval.hpp), after the benchmark or instead of it.
   std::string run_eval(const Process& bench, const EvalDecision& decision);  // how it ended

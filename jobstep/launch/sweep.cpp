@@ -39,6 +39,10 @@ void points_to_status(const std::vector<SweepPoint>& points, Json& status) {
     Json p = {{"state", pt.state}, {"step_name", pt.process.step_name}, {"log", pt.process.log_file}};
     if (!pt.reason.empty()) p["reason"] = pt.reason;
     if (pt.interrupted > 0) p["interrupted_runs"] = pt.interrupted;
+    if (pt.audit)
+      p["request_audit"] = {{"counter", pt.audit->counter}, {"seen", static_cast<long long>(pt.audit->seen)},
+                            {"requested", pt.audit->requested}, {"warmups", pt.audit->warmups},
+                            {"completed", pt.audit->completed}};
     states[key] = std::move(p);
     if (pt.exit_code) codes[key] = *pt.exit_code;
   }

@@ -9,18 +9,21 @@
 #include <vector>
 
 #include "launch.hpp"
+#include "srt/point_audit.hpp"
 
 namespace srt::launch {
 
 struct SweepPoint {
   int concurrency = 0;
   Process process;                // the planned benchmark with this point alone
-  std::string state = "pending";  // pending | running | ok | failed | stalled | not_run
+  std::string state = "pending";  // pending | running | ok | failed | contaminated | stalled | not_run
   std::string reason;             // why it is not ok
   std::optional<int> exit_code;   // the step's, once it ended by itself
   // Runs cut short by a worker's relaunch (machine_supervise.cpp), each result set aside: the
   // point's state is that of its last run.
   int interrupted = 0;
+  // What the per-point audit counted (srt/point_audit.hpp), once the point ended with a result.
+  std::optional<PointAudit> audit;
 };
 
 // The per-point steps of the Plan's benchmark: "benchmark:c256", Slurm step benchmark_c256,
@@ -34,7 +37,8 @@ std::vector<SweepPoint> sweep_points(const Plan& plan, const std::vector<int>& p
 void close_points(std::vector<SweepPoint>& points, const std::string& reason);
 
 // status.json: "benchmark_points" {"256": {"state": "ok"}, "512": {"state": "stalled", "reason":
-// ...}} ("interrupted_runs": N when a worker's relaunch cut N runs of it short) and
+// ...}} ("interrupted_runs": N when a worker's relaunch cut N runs of it short; "request_audit":
+// what the router counted against the benchmark's own, srt/point_audit.hpp) and
 // "benchmark_exit_codes" {"256": 0} (what `report` already reads).
 void points_to_status(const std::vector<SweepPoint>& points, Json& status);
 

@@ -1,6 +1,7 @@
 // What the launcher asks of the engine or frontend that runs a planned process: the answers live
 // in that program's adapter in core/plan, so the launcher stays engine-neutral.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,18 @@ struct ProgressSource {
 // anywhere; AToMesh and smg label them status_code, as sgl-router did), and each serving worker's
 // counter of finished requests on its HTTP port. A process whose adapter names no counter has none.
 std::vector<ProgressSource> progress_sources(const Plan& plan);
+
+// What the per-point audit counts (srt/point_audit.hpp): the completion requests the router
+// received (its request counter by path, on its metrics port), or without a router the requests
+// the serving workers finished (their progress counters). `reads` are summed.
+struct AuditSource {
+  std::vector<ProgressSource> reads;
+  std::string counter;  // as messages name it: "the router's mesh_http_requests_total{path=...}"
+};
+// nullopt when the Plan has nothing the audit can count, and `why_not` says what: a router
+// without a request counter (the vLLM Router), or an engine whose counter is refreshed on its own
+// clock (ATOM's, every 5 s) rather than as requests finish.
+std::optional<AuditSource> audit_source(const Plan& plan, std::string& why_not);
 
 // Shell globs teardown removes on a worker's node once its process group is gone (SGLang leaves
 // shared-memory segments in /dev/shm); empty when the engine leaves nothing behind.

@@ -14,6 +14,7 @@ struct PointResult {
   int concurrency = 0;
   std::string file;       // "" = missing
   int completed = 0;
+  long long requested = 0;  // num_prompts: the requests of its measured run
   long long output_tokens = 0;
   std::string problem;    // "" = valid
 };

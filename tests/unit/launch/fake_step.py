@@ -8,9 +8,11 @@ It answers what the launcher asks of the real program, on the same ports the Pla
                             atom:requests_finished_total, on SRT_HTTP_PORT (ATOM's --server-port)
   router                    AToMesh's /workers (stats.prefill_count, decode_count, regular_count
                             from its --prefill/--decode/--worker-urls), /v1/models,
-                            /v1/completions on --port and mesh_http_responses_total on
-                            --prometheus-port
-  benchmark                 writes one result per point of SRT_BENCHMARK_CONCURRENCIES under
+                            /v1/completions on --port and mesh_http_responses_total and
+                            mesh_http_requests_total{method,path} on --prometheus-port
+  benchmark                 sends its requests to the frontend ($SRT_FRONTEND_HOST:PORT): 2
+                            warm-ups ("Warming up with 2 requests...") and num_prompts (100),
+                            then writes one result per point of SRT_BENCHMARK_CONCURRENCIES under
                             $SRT_FAKE_RESULTS/$SLURM_JOB_ID/fixed-seq, as benchmark_serving.py's
                             --save-result does (a saved one, $SRT_FAKE_RESULT_TEMPLATE, with the
                             point's concurrency and request counts)
@@ -25,6 +27,7 @@ It answers what the launcher asks of the real program, on the same ports the Pla
   benchmark  healthy | fail (exit 2, no result) | stall (nothing moves until it is signalled) |
              failed6 (6 of 100 requests failed) | slow (30 s, then a result) |
              awhile (3 s, then a result: long enough for a worker to die meanwhile) |
+             stranger (its own requests, and 5 more from "another client" while it runs) |
              srtctl (the whole sweep, every point of $CONC_LIST, in srtctl's layout:
              <job dir>/logs/sa-bench_isl_64_osl_16/results_concurrency_<N>_gpus_16.json with the
              sa-bench client's benchmark_outcome) | srtctl-short (the same without the last point)
@@ -39,6 +42,7 @@ import os
 import sys
 import threading
 import time
+import urllib.request
 
 MODEL = "fake-model"
 
@@ -134,8 +138,10 @@ def router(args, command):
     decode = 0 if args.behaviour == "partial" else command.count("--decode")
     regular = command.count("--worker-urls")
     responses = [0]
+    requests = {}  # (method, path) -> count, as AToMesh's mesh_http_requests_total
 
     def routes(method, path):
+        requests[(method, path)] = requests.get((method, path), 0) + 1
         if path == "/workers":
             return 200, {"workers": [], "stats": {"prefill_count": prefill, "decode_count": decode, "regular_count": regular}}
         refusal = (503, {"error": "no available workers"}) if args.behaviour == "cold" else None
@@ -153,14 +159,29 @@ def router(args, command):
         threading.Thread(target=tick, daemon=True).start()
 
     def exposition(method, path):
+        by_path = "".join('mesh_http_requests_total{method="%s",path="%s"} %d\n' % (m, p, n)
+                          for (m, p), n in sorted(requests.items()))
         return 200, ('mesh_http_responses_total{status_code="200",error_code=""} %d\n'
-                     'mesh_http_responses_total{status_code="503",error_code="no_workers"} %d\n' % (responses[0], errors[0]))
+                     'mesh_http_responses_total{status_code="503",error_code="no_workers"} %d\n' % (responses[0], errors[0])
+                     + by_path)
 
     if metrics:
         serve(args.address, int(metrics), exposition)
     print(f"fake router on {args.address}:{port}: prefill {prefill}, decode {decode}, regular {regular} ({args.behaviour})",
           flush=True)
     wait_for_signal()
+
+
+def send_completions(count):
+    """benchmark_serving.py's requests, one after another, to the job's frontend."""
+    url = "http://%s:%s/v1/completions" % (os.environ["SRT_FRONTEND_HOST"], os.environ["SRT_FRONTEND_PORT"])
+    body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": 1}).encode()
+    for _ in range(count):
+        try:
+            urllib.request.urlopen(urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}),
+                                   timeout=10).read()
+        except OSError:
+            pass  # a refused request is the benchmark's failure to report, as the real one does
 
 
 def benchmark(args, command):
@@ -185,6 +206,10 @@ def benchmark(args, command):
         template = json.load(f)
     for c in points:
         failed = 6 if args.behaviour == "failed6" else 0
+        print("Warming up with 2 requests...", flush=True)
+        send_completions(2 + 100)
+        if args.behaviour == "stranger":
+            send_completions(5)  # someone else's curl loop against the router, served meanwhile
         result = dict(template, max_concurrency=int(c), num_prompts=100, completed=100 - failed, failed=failed,
                       total_output_tokens=(100 - failed) * 1024)
         with open(os.path.join(out, f"fake-isl8192-osl1024-c{c}.json"), "w") as f:

@@ -18,6 +18,8 @@
 #   failed6     every point has 6 % failed requests: failed (benchmark), as `run` and `report` judge
 #   stall       the first point makes no progress: failed (stall) after --stall-timeout
 #   stall5xx    the same while the router answers 503s all along: errors are not progress (M3)
+#   contaminated  another client's 5 completions served through the router while c4 runs: the
+#               router counted 107 requests and the benchmark sent 102: c4 contaminated (M3)
 #   signal      TERM to the launcher during the benchmark: cancelled, every step stopped
 #   timeout     USR1 to the launcher (sbatch --signal=B:USR1): timeout
 #   timeout-deadline  the same with --grace 300: the grace shrinks to what leaves the log archives
@@ -212,6 +214,7 @@ case "$case" in
   failed6) steps="$(for c in 4 8 16 32 64 128; do printf 'benchmark_c%s=failed6 ' "$c"; done)" ;;
   stall) steps="benchmark_c4=stall"; args=(--stall-timeout 3) ;;
   stall5xx) steps="benchmark_c4=stall router=errors5xx"; args=(--stall-timeout 3) ;;
+  contaminated) steps="benchmark_c4=stranger" ;;
   signal|timeout) steps="benchmark_c4=slow" ;;
   timeout-deadline) steps="benchmark_c4=slow" grace=300 ;;
   end-time) steps="benchmark_c4=slow" grace=300 end_time=(SLURM_JOB_END_TIME=$(($(date +%s) + 140))) ;;
@@ -330,7 +333,16 @@ case "$case" in
     expect 0 completed "" "" "benchmark finished"
     [[ "$(points)" == "c4=ok c8=ok c16=ok c32=ok c64=ok c128=ok" ]] || fail "points: $(points)"
     grep -q "ranks: every worker's DP ranks answered" "$work/out" || fail "the ranks state did not pass"
-    grep -q "router warm: a canary completion answered" "$work/out" || fail "the router was not warmed" ;;
+    grep -q "router warm: a canary completion answered" "$work/out" || fail "the router was not warmed"
+    # Every point audited, and clean: the router saw the benchmark's 2 warm-ups and 100 requests.
+    /usr/bin/python3 - "$status" <<'PY' || fail "status.json's request audits: $(cat "$status")"
+import json, sys
+points = json.load(open(sys.argv[1]))["benchmark_points"]
+for c, p in points.items():
+    assert p["request_audit"]["seen"] == 102 and p["request_audit"]["warmups"] == 2, (c, p)
+PY
+    grep -q "benchmark: each point's requests are counted by the router's mesh_http_requests_total" "$work/out" ||
+      fail "the console does not say what the audit counts" ;;
   ports)
     expect 1 failed node node1 "^ports: node node1: port $held \(for [^)]+\) cannot be bound: .*\(no worker was started\)$"
     no_worker_started ;;
@@ -355,6 +367,18 @@ case "$case" in
     expect 1 failed benchmark "" "^benchmark: "
     grep -Eq "benchmark c4: failed: .*6 .*failed" "$work/out" || fail "the console does not say c4 failed for its failed requests"
     [[ "$(points)" == "$(rest_not_run failed)" ]] || fail "points: $(points)" ;;
+  contaminated)
+    expect 1 failed benchmark "" "^benchmark: "
+    grep -q "benchmark c4: contaminated: the router's mesh_http_requests_total.* grew by 107 during the point, and the benchmark sent 102 (100 measured, 2 warm-up) and completed 100: 5 request(s) came from another client" \
+      "$work/out" || fail "the console does not say c4 was contaminated, and by how many"
+    [[ "$(points)" == "$(rest_not_run contaminated)" ]] || fail "points: $(points)"
+    /usr/bin/python3 - "$status" <<'PY' || fail "status.json's c4: $(cat "$status")"
+import json, sys
+p = json.load(open(sys.argv[1]))["benchmark_points"]["4"]
+assert p["state"] == "contaminated" and "another client" in p["reason"], p
+assert p["request_audit"] == {"counter": p["request_audit"]["counter"], "seen": 107, "requested": 100, "warmups": 2, "completed": 100}, p
+PY
+    ;;
   stall|stall5xx)
     expect 1 failed stall "" "^benchmark: "
     grep -q "benchmark c4 stalled: nothing completed for 3 s" "$work/out" || fail "no stall line"

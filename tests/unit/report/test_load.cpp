@@ -222,6 +222,18 @@ TEST_CASE("status.json: the launcher's per-point verdicts name why a point is mi
   CHECK_THAT(error_of(run), Catch::Contains("benchmark_points"));
 }
 
+TEST_CASE("status.json: a point the launcher found contaminated by another client's requests is failed, saying so") {
+  TempDir tmp;
+  const fs::path run = tmp.copy_run("4101");
+  write_file(run / "status.json", R"({"state": "failed", "concurrencies": [4, 8, 16, 32, 64, 128],
+    "benchmark_points": {"4": {"state": "contaminated", "reason": "the router's mesh_http_requests_total grew by 107 during the point, and the benchmark sent 102",
+      "request_audit": {"counter": "the router's mesh_http_requests_total", "seen": 107, "requested": 100, "warmups": 2, "completed": 100}}}})");
+  const auto r = srt::report::load_runs(run).at(0);
+  CHECK(at(r, 4).state == PointState::failed);
+  CHECK_THAT(at(r, 4).failure, Catch::StartsWith("contaminated: the router's mesh_http_requests_total grew by 107"));
+  CHECK(at(r, 8).state == PointState::ok);
+}
+
 TEST_CASE("logs/worker_restarts.json: the relaunches on one line, a bad record said, never fatal") {
   TempDir tmp;
   const fs::path run = tmp.copy_run("4101");
