@@ -37,7 +37,8 @@ std::string value_of(const std::vector<std::string>& environment, const std::str
 }  // namespace
 
 std::vector<std::string> container_argv(const std::vector<std::string>& argv, const std::vector<std::string>& pass,
-                                        const std::vector<std::string>& environment, const std::string& user) {
+                                        const std::vector<std::string>& environment, const std::string& user,
+                                        bool rootless) {
   const auto run = std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), std::string("run"));
   if (run == argv.end()) throw std::runtime_error("no `run` in the container command");
   const std::string job = value_of(environment, "SLURM_JOB_ID");
@@ -50,6 +51,9 @@ std::vector<std::string> container_argv(const std::vector<std::string>& argv, co
   // nodes are namespaces of one host): each removes its own.
   const std::string node = value_of(environment, "SLURMD_NODENAME");
   if (!node.empty()) insert.insert(insert.end(), {"--label", "srt.node=" + node});
+  // podman's own flag (docs.podman.io, podman-run --userns): docker has no such mapping.
+  const std::string runtime = argv.empty() ? "" : argv.front().substr(argv.front().rfind('/') + 1);
+  if (!user.empty() && rootless && runtime == "podman") insert.push_back("--userns=keep-id");
   if (!user.empty()) insert.insert(insert.end(), {"--user", user});
   for (const auto& entry : environment) {
     const auto eq = entry.find('=');

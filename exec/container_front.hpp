@@ -12,7 +12,12 @@ namespace srt_exec {
 // unless named in `pass`). Returns the new argv, or throws std::runtime_error saying what is
 // missing. Pure: environment given as "NAME=VALUE" strings.
 // `user` ("UID:GID", or "" for the image's own user) becomes --user: profile container_user job.
+// `rootless`: srt-exec runs as a user other than root, so podman runs rootless, in that user's
+// own user namespace, where UID:GID would be one of the user's subordinate ids on the host (what
+// the container writes under /results and /logs would belong to nobody the user knows); with
+// --userns=keep-id podman maps the user to itself inside, as pyxis runs it.
 std::vector<std::string> container_argv(const std::vector<std::string>& argv, const std::vector<std::string>& pass,
-                                        const std::vector<std::string>& environment, const std::string& user = "");
+                                        const std::vector<std::string>& environment, const std::string& user = "",
+                                        bool rootless = false);
 
 }  // namespace srt_exec

@@ -145,7 +145,8 @@ void raise_memlock() {
   try {
     // The step's own uid and gid: the job's user, as pyxis runs the container.
     const std::string user = as_step_user ? std::to_string(::getuid()) + ":" + std::to_string(::getgid()) : "";
-    exec_or_die(srt_exec::container_argv(std::vector<std::string>(argv + i, argv + argc), pass, environment, user),
+    exec_or_die(srt_exec::container_argv(std::vector<std::string>(argv + i, argv + argc), pass, environment, user,
+                                         ::getuid() != 0),
                 "is the container runtime installed on this node (profile container_runtime)?");
   } catch (const std::runtime_error& e) {
     die(e.what(), "run it as the launcher does: in a job step");

@@ -21,7 +21,8 @@
 #              reason carries podman's own words, each role once and the log folder once
 #   rootless   the non-root lab user's job under rootless podman (the containers live in that
 #              user's own store, which root's `podman ps` does not show), scancelled mid-sweep:
-#              the Epilog, as root, removes them from the user's store (docs/security.md M1)
+#              the Epilog, as root, removes them from the user's store (docs/security.md M1); with
+#              container_user: job each runs as the user itself, on the host and inside (keep-id)
 # Skips (77) without podman or runc (docker: without dockerd).
 set -euo pipefail
 # shellcheck source=launch-lib.sh
@@ -196,6 +197,9 @@ case $case in
     # The job's results and logs in a directory the user owns, as a site's shared results root.
     lab_as_user "$user" mkdir -p "$work/results"
     sed -i "s#^results_root: .*#results_root: $work/results#" "$profile"
+    # As the job's user (pyxis's way): rootless podman must map the user to itself inside
+    # (--userns=keep-id), or the engine would run as one of the user's subordinate ids.
+    echo "container_user: job" >> "$profile"
     launch_job_dir() { echo "$work/results/$1"; }
     recipe=$LAUNCH_SRC/recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml
     nodes=$("$SRT_HELPER" nodes --profile "$profile" "$recipe")
@@ -209,6 +213,13 @@ case $case in
       { cat "$work/launch-$jid.out"; lab_fail "expected the job's workers and router in $user's store"; }
     [[ -z "$(podman --runtime runc ps --all --quiet --filter "label=srt.job=$jid")" ]] ||
       lab_fail "root's store holds containers of $user's job"
+    # Each container's processes run as the user itself on the host, and as its uid inside.
+    uid=$(id -u "$user")
+    while read -r name _; do
+      owners=$("${podman[@]}" top "$name" huser user | tail -n +2 | sort -u | tr -s ' ' | tr '\n' ';')
+      echo "  $name runs as (host user, user inside): $owners"
+      [[ $owners =~ ^(($user|$uid)\ ($user|$uid)\;)+$ ]] || lab_fail "$name does not run as $user on the host and inside: $owners"
+    done <<<"$(grep "^srt-$jid-[0-9]* Up" <<<"$running")"
     scancel "$jid"
     result=$(lab_wait_job "$jid" 120) || true
     echo "job: $result, $(lab_elapsed "$t0") s"

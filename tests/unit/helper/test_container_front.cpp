@@ -37,6 +37,16 @@ TEST_CASE("srt-exec --container names the container for the job and step, right 
   const Args as_user = srt_exec::container_argv(kRun, {}, {"SLURM_JOB_ID=77", "SLURM_STEP_ID=3"}, "1000:1000");
   CHECK(Args(as_user.begin() + 8, as_user.begin() + 10) == Args{"--user", "1000:1000"});
   CHECK(std::count(out.begin(), out.end(), std::string("--user")) == 0);
+  // Rootless podman: the user maps to itself inside (--userns=keep-id), not to a subordinate id.
+  const Args rootless = srt_exec::container_argv(kRun, {}, {"SLURM_JOB_ID=77", "SLURM_STEP_ID=3"}, "1000:1000", true);
+  CHECK(Args(rootless.begin() + 8, rootless.begin() + 11) == Args{"--userns=keep-id", "--user", "1000:1000"});
+  // Only with container_user: job (the image's user is the user itself then), only for podman.
+  const Args image_user = srt_exec::container_argv(kRun, {}, {"SLURM_JOB_ID=77", "SLURM_STEP_ID=3"}, "", true);
+  CHECK(std::count(image_user.begin(), image_user.end(), std::string("--userns=keep-id")) == 0);
+  Args docker = kRun;
+  docker.front() = "/usr/bin/docker";
+  const Args on_docker = srt_exec::container_argv(docker, {}, {"SLURM_JOB_ID=77", "SLURM_STEP_ID=3"}, "1000:1000", true);
+  CHECK(std::count(on_docker.begin(), on_docker.end(), std::string("--userns=keep-id")) == 0);
 }
 
 TEST_CASE("srt-exec --container keeps the host's own variables out unless the Plan set them") {
