@@ -48,6 +48,7 @@ void run_doctor(const DoctorArgs& args) {
     }
     check_ports(report, profile, args.procfs);
     check_container_runtime(report, profile);
+    check_gpu_isolation(report, profile);
     const NodeName node = this_node(args.node);  // doctor is an admin's tool: the host name will do
     check_data_network(report, node.name, node.known, profile);
   }

@@ -42,6 +42,8 @@ void check_topology_cache(Report& report, const std::string& cache_dir, const st
 // Root's parsed copy of `profile` in `cache_dir` (plugstack.conf's cache_dir=, else the built-in
 // directory), which slurmstepd plans with (srt/profile_copy.hpp).
 void check_profile_copy(Report& report, const std::string& cache_dir, const Profile& profile);
+// Whether a podman/docker container can reach other jobs' GPUs (node_sharing: shared).
+void check_gpu_isolation(Report& report, const Profile& profile);
 void check_ports(Report& report, const Profile& profile, const std::string& procfs_root);
 void check_rdma(Report& report, const Profile& profile, const NodeTopology& topology, const std::string& sysfs_root);
 // `node` is this node's Slurm name (doctor's --node or $SLURMD_NODENAME: `known`), else the host

@@ -32,6 +32,25 @@ std::string ulimit_given(const std::vector<std::string>& args, const std::string
 
 }  // namespace
 
+// A podman or docker container is started by its runtime, outside the step's cgroup: Slurm's
+// device constraint (cgroup.conf ConstrainDevices) does not reach it, and it gets the profile's
+// gpu_devices whole (/dev/dri: every GPU of the node). Narrowing that to the granted GPUs' render
+// nodes renumbers the GPUs the container sees (ROCr enumerates only those it can open), which
+// every planned GPU index would then have to follow: not done (docs/security.md H1). On a node
+// other jobs share, that is other jobs' GPUs.
+void check_gpu_isolation(Report& report, const Profile& profile) {
+  if (!runs_per_step_containers(profile.container_runtime)) return;
+  const std::string name = container_runtime_name(profile.container_runtime);
+  if (profile.node_sharing == NodeSharing::exclusive) {
+    report.ok("gpu-isolation", "exclusive nodes: a " + name + " container sees every GPU of the node, all of them the job's");
+    return;
+  }
+  report.warn("gpu-isolation",
+              "node_sharing: shared with " + name + ": each container gets every GPU of the node (gpu_devices whole), "
+              "other jobs' too, and Slurm's device cgroup does not reach a container " + name + " starts",
+              "give srt jobs whole nodes (node_sharing: exclusive), or use pyxis, whose containers stay in the step's cgroup");
+}
+
 void check_container_runtime(Report& report, const Profile& profile) {
   const ContainerRuntime r = profile.container_runtime;
   const std::string name = container_runtime_name(r);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# srt-helper doctor's container-runtime check with this host's real runtimes: a
+# srt-helper doctor's container-runtime and gpu-isolation checks with this host's real runtimes: a
 # runtime that is not installed, GPU devices that are not on the node, podman's default limits
 # above this host's hard limits (what runc refuses here), and a profile that gets it right.
 # The podman cases skip, saying so, where podman is not installed.
@@ -18,6 +18,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/doctor_lib.sh"
 check() { doctor_expect container-runtime details n1 "$@"; }
 
 check "container_runtime: pyxis" ok "pyxis"
+# A podman/docker container sees every GPU of its node (docs/security.md H1): said where nodes are
+# shared; nothing to say for pyxis, whose containers stay in the step's cgroup.
+isolation() { doctor_expect gpu-isolation fix n1 "$@"; }
+isolation "container_runtime: docker
+node_sharing: shared" warn "every GPU of the node .* other jobs' too.*node_sharing: exclusive"
+isolation "container_runtime: podman" ok "exclusive nodes"
+check "container_runtime: pyxis
+node_sharing: shared" ok "pyxis"
+if [[ $(doctor_line gpu-isolation "$tmp/out.json" message) != missing ]]; then
+  echo "FAIL: pyxis on shared nodes has a gpu-isolation line: $(doctor_line gpu-isolation "$tmp/out.json" message)"
+  failures=$((failures + 1))
+fi
 # A PATH without the runtime: not installed, said as such.
 mkdir -p "$tmp/empty-bin"
 check "container_runtime: docker" FAIL "docker is not installed on this node" PATH="$tmp/empty-bin"
