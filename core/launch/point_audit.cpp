@@ -4,7 +4,7 @@
 namespace srt::launch {
 namespace {
 
-std::string count(double v) { return std::to_string(static_cast<long long>(v)); }
+std::string whole_count(double v) { return std::to_string(static_cast<long long>(v)); }
 
 }  // namespace
 
@@ -14,12 +14,12 @@ std::string point_contamination(const PointAudit& a) {
                           " measured, " + std::to_string(a.warmups) + " warm-up) and completed " +
                           std::to_string(a.completed);
   if (a.seen > double(sent))
-    return a.counter + " grew by " + count(a.seen) + " during the point, and " + own + ": " +
-           count(a.seen - double(sent)) +
+    return a.counter + " grew by " + whole_count(a.seen) + " during the point, and " + own + ": " +
+           whole_count(a.seen - double(sent)) +
            " request(s) came from another client and were served alongside, so the point's numbers "
            "are not the benchmark's alone (docs/security.md, M3; keep the job's ports closed to other hosts)";
   if (a.seen < double(a.completed))
-    return a.counter + " grew by " + count(a.seen) + " during the point, and " + own +
+    return a.counter + " grew by " + whole_count(a.seen) + " during the point, and " + own +
            ": requests the benchmark completed did not go through it (does the benchmark's "
            "--base-url name the job's frontend?)";
   return "";

@@ -33,9 +33,9 @@ std::string cache_name(const std::string& boot_id) {
   return std::string(kCachePrefix) + checked_boot_id(boot_id) + std::string(kCacheSuffix);
 }
 
-constexpr const char* kWhat = "topology cache";
+constexpr const char* kTopologyCacheWhat = "topology cache";
 // An 8-GPU node's inventory is ~3 KB, 1024 devices ~250 KB.
-constexpr std::size_t kMaxBytes = 1 << 20;
+constexpr std::size_t kTopologyCacheMaxBytes = 1 << 20;
 
 }  // namespace
 
@@ -55,15 +55,15 @@ std::string read_boot_id(const std::string& path) {
 }
 
 std::optional<std::string> read_topology_cache(const std::string& dir, const std::string& boot_id) {
-  return read_cache_file(dir, cache_name(boot_id), kMaxBytes, CacheOwner::root_or_me, kWhat);
+  return read_cache_file(dir, cache_name(boot_id), kTopologyCacheMaxBytes, CacheOwner::root_or_me, kTopologyCacheWhat);
 }
 
 void write_topology_cache(const std::string& dir, const std::string& boot_id, const std::string& bytes) {
-  write_cache_file(dir, cache_name(boot_id), bytes, kWhat);
+  write_cache_file(dir, cache_name(boot_id), bytes, kTopologyCacheWhat);
 }
 
 std::size_t remove_stale_topology_caches(const std::string& dir, const std::string& boot_id) {
-  return remove_cache_files(dir, kCachePrefix, kCacheSuffix, cache_name(boot_id), kWhat);
+  return remove_cache_files(dir, kCachePrefix, kCacheSuffix, cache_name(boot_id), kTopologyCacheWhat);
 }
 
 }  // namespace srt

@@ -5,12 +5,12 @@
 
 namespace srt {
 namespace {
-constexpr const char* kWhat = "profile copy";
+constexpr const char* kProfileCopyWhat = "profile copy";
 }
 
 std::optional<Json> read_profile_copy(const std::string& dir, const std::string& digest, const std::string& package) {
   const std::string name = profile_copy_name(digest);
-  const auto bytes = read_cache_file(dir, name, kMaxProfileCopyBytes, CacheOwner::root_only, kWhat);
+  const auto bytes = read_cache_file(dir, name, kMaxProfileCopyBytes, CacheOwner::root_only, kProfileCopyWhat);
   if (!bytes) return std::nullopt;
   return decode_profile_copy(*bytes, digest, package, dir + "/" + name);
 }
@@ -18,10 +18,10 @@ std::optional<Json> read_profile_copy(const std::string& dir, const std::string&
 ProfileCopyWrite write_profile_copy(const std::string& dir, const std::string& digest, const Json& document,
                                     const std::string& package) {
   const std::string name = profile_copy_name(digest);
-  write_cache_file(dir, name, encode_profile_copy(digest, document, package), kWhat);
+  write_cache_file(dir, name, encode_profile_copy(digest, document, package), kProfileCopyWhat);
   ProfileCopyWrite w;
   w.path = dir + "/" + name;
-  w.removed = remove_cache_files(dir, kProfileCopyPrefix, kProfileCopySuffix, name, kWhat);
+  w.removed = remove_cache_files(dir, kProfileCopyPrefix, kProfileCopySuffix, name, kProfileCopyWhat);
   return w;
 }
 
