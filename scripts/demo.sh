@@ -42,8 +42,9 @@ quiet "$build/demo-build.log" cmake --build "$build" -j "$(nproc)" --target span
 
 echo "== starting a 3-node Slurm lab ($mode mode) in $base"
 fixture="$src/tests/fixtures/topology/mi355x-8gpu-pollara.xml"
-"$src/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode "$mode" --nodes 3 --srt-profile \
-  --spank "$build/spank/spank_srt.so impl=$build/spank/srt_spank_impl.so profile=$base/etc/srt/cluster.yaml topology=$fixture"
+SRT_HELPER=$build/helper/srt-helper "$src/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode "$mode" \
+  --nodes 3 --srt-profile \
+  --spank "$build/spank/spank_srt.so impl=$build/spank/srt_spank_impl.so profile=$base/etc/srt/cluster.yaml cache_dir=$base/cache topology=$fixture"
 stop_lab() { [ "$keep" = 1 ] || "$src/tests/cluster/lab-stop.sh" --base "$base" >/dev/null; }
 trap stop_lab EXIT
 # shellcheck disable=SC1091

@@ -118,12 +118,14 @@ rm -rf "$cmp_dir"
 
 section "the plugin on a real 3-node lab (netns), $runs runs per variant"
 trap '"$SRC/tests/cluster/lab-stop.sh" --base "$base" --port "$port" --quiet || true' EXIT
-"$SRC/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode netns --nodes 3 --srt-profile \
+# SRT_HELPER: lab-profile.sh fills BASE/cache as root does on a node (this boot's topology and the
+# profile's parsed copy, which slurmstepd plans with: docs/security.md L4).
+SRT_HELPER=$helper "$SRC/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode netns --nodes 3 --srt-profile \
   --timeout 60 >/dev/null
-# No topology= argument: the nodes discover theirs once and then read the per-boot cache, as on a
-# cluster. (The lab grants GPUs without a visibility variable, which the fixture's GPUs would
-# make the binding refuse for worker steps.)
-spank_line="$plugin impl=$impl profile=$base/etc/srt/cluster.yaml"
+# No topology= argument: the nodes read the per-boot cache, as on a cluster. (The lab grants GPUs
+# without a visibility variable, which the fixture's GPUs would make the binding refuse for
+# worker steps.)
+spank_line="$plugin impl=$impl profile=$base/etc/srt/cluster.yaml cache_dir=$base/cache"
 "$HERE/lab_cost.py" --base "$base" --spank "$spank_line" --recipe "$lab2p1d" --runs "$runs"
 
 section "orchestration on the lab (1P1D lab twin, stand-ins healthy at once)"

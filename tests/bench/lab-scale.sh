@@ -38,10 +38,11 @@ trap '"$SRC/tests/cluster/lab-stop.sh" --base "$base" --port "$port" --quiet || 
 t0=$(date +%s.%N)
 # multi: every slurmd in this host's namespaces (the netns mode's bridge and namespaces per node
 # would measure the lab, not the plugin); 1 CPU and 1 GB per node so that N of them fit.
-"$SRC/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode multi --nodes "$nodes" --cpus 1 \
-  --mem 1000 --srt-profile --timeout 300 > /dev/null
+# SRT_HELPER: lab-profile.sh fills BASE/cache as root does on a node (docs/security.md L4).
+SRT_HELPER=$build/helper/srt-helper "$SRC/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode multi \
+  --nodes "$nodes" --cpus 1 --mem 1000 --srt-profile --timeout 300 > /dev/null
 echo "lab of $nodes nodes (multi-slurmd) up in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
-spank_line="$build/spank/spank_srt.so impl=$build/spank/srt_spank_impl.so profile=$base/etc/srt/cluster.yaml"
+spank_line="$build/spank/spank_srt.so impl=$build/spank/srt_spank_impl.so profile=$base/etc/srt/cluster.yaml cache_dir=$base/cache"
 for engine in $engines; do
   for n in 3 "$nodes"; do
     printf '\n--- %s, srun -N%s\n' "$engine" "$n"
