@@ -1,6 +1,5 @@
 #include "srt/point_audit.hpp"
 
-
 namespace srt::launch {
 namespace {
 

@@ -41,7 +41,7 @@ void run_doctor(const DoctorArgs& args) {
     if (args.xml.empty())
       check_topology_cache(report, line.cache_dir.empty() ? profile.topology_cache_dir : line.cache_dir,
                            args.boot_id);
-    check_profile_copy(report, line.cache_dir.empty() ? kDefaultCacheDir : line.cache_dir, profile);
+    check_profile_copy(report, profile_copy_dir(line.cache_dir), profile);
     if (check_topology(report, args.xml, args.sysfs, profile, topology)) {
       check_partition_mode(report, topology);
       check_rdma(report, profile, topology, args.sysfs);

@@ -64,7 +64,7 @@ void refresh(const TopologyArgs& args) {
   // directory the profile names, which it cannot read before it has the profile.
   if (!profile.digest.empty()) {
     const ProfileCopyWrite w =
-        write_profile_copy(args.cache_dir.empty() ? kDefaultCacheDir : args.cache_dir, profile.digest, profile.source.root, SRT_VERSION);
+        write_profile_copy(profile_copy_dir(args.cache_dir), profile.digest, profile.source.root, SRT_VERSION);
     std::printf("wrote %s (%s as this srt-spank reads it)", w.path.c_str(), profile.source.file.c_str());
     if (w.removed) std::printf("; removed %zu of other profiles", w.removed);
     std::printf("\n");

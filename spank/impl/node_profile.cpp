@@ -49,7 +49,7 @@ Profile node_profile(const PluginConfig& config, const std::string& path, const 
   const std::string digest = sha256_hex(read_text_file(path, LoadLimits{}.max_bytes));
   // Refused before anything is read for it: the job was checked against another profile.
   if (digest != snap.profile_digest) return snapshot_profile(snap, digest, Json(), path, where);
-  const std::string dir = config.cache_dir.empty() ? kDefaultCacheDir : config.cache_dir;
+  const std::string dir = profile_copy_dir(config.cache_dir);
   std::string miss;
   try {
     if (std::optional<Json> doc = read_profile_copy(dir, digest, kPackageVersion))

@@ -30,13 +30,14 @@ std::string encode_profile_copy(const std::string& digest, const Json& document,
 Json decode_profile_copy(std::string_view bytes, const std::string& digest, const std::string& package,
                          const std::string& source);
 
-}  // namespace srt
-
-namespace srt {
-
 // The built-in cache directory: where the node looks for the copy unless plugstack.conf says
 // cache_dir=, and where the packages' install step and boot unit write it.
 inline constexpr const char* kDefaultCacheDir = "/var/cache/srt";
+// Where the copy is for a plugstack `cache_dir=` (or --cache-dir) of `cache_dir`: that directory,
+// else kDefaultCacheDir. One rule for the node that reads it, root's step that writes it and doctor.
+inline std::string profile_copy_dir(const std::string& cache_dir) {
+  return cache_dir.empty() ? kDefaultCacheDir : cache_dir;
+}
 
 // The copy of the profile with `digest` in `dir`, decoded; nothing when there is none. The file
 // and directory must be root's (CacheOwner::root_only: the copy is the admin's word); srt::Error
