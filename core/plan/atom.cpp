@@ -30,21 +30,22 @@ Process atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode&
   const std::string name = mode + ":" + std::to_string(e.index);
 
   Process w = worker_process(e, node, "atom");
-  w.ranks = shape.world();
-  w.dp_ranks = shape.dp_attention ? shape.tp * shape.dp : shape.dp;
+  w.ranks = rank_count(shape.world(), "ATOM " + name, "ranks");
+  w.dp_ranks = shape.dp_attention ? rank_count(std::int64_t(shape.tp) * shape.dp, "ATOM " + name, "DP ranks") : shape.dp;
+  const int engine_cores = rank_count(shape.engine_cores(), "ATOM " + name, "EngineCores");
 
   const int http = public_port > 0 ? public_port : ports.one(name + " http");
   const int engine = ports.one(name + " engine --port");
   w.ports.http = {http};
   w.ports.engine = {engine};
-  const bool multi_rank_dp = shape.engine_cores() > 1 && (shape.dp_attention || shape.dp > 1);
+  const bool multi_rank_dp = engine_cores > 1 && (shape.dp_attention || shape.dp > 1);
   if (multi_rank_dp) {
     w.ports.dp_master = {ports.one(name + " ATOM_DP_MASTER_PORT")};
     w.ports.dp_base = {ports.one(name + " ATOM_DP_BASE_PORT")};
   }
-  if (pd) w.ports.handshake = ports.block(shape.world(), name + " Mooncake handshake block");
+  if (pd) w.ports.handshake = ports.block(w.ranks, name + " Mooncake handshake block");
   if (ctx.kv_mode == KvMode::offset)
-    w.ports.kv_events = ports.block(shape.engine_cores(), name + " KV-event block");
+    w.ports.kv_events = ports.block(engine_cores, name + " KV-event block");
   w.readiness = {"http", http, "/health"};
 
   // argv: the profile's engine command (the lab runs a stand-in), then srtctl's order.

@@ -1,6 +1,10 @@
 #include "flags.hpp"
 
 #include <algorithm>
+#include <climits>
+
+#include "srt/error.hpp"
+#include "srt/limits.hpp"
 
 namespace srt::plan_detail {
 
@@ -90,11 +94,22 @@ const Json* find_flag(const Json& config, const std::vector<std::string>& names)
 int int_flag(const Json& config, const std::vector<std::string>& names, int fallback) {
   const Json* v = find_flag(config, names);
   if (!v) return fallback;
-  if (v->is_number_integer()) return v->get<int>();
-  if (v->is_string()) {
-    try { return std::stoi(v->get<std::string>()); } catch (const std::exception&) {}
+  // Read whole, never truncated: 4294967298 is not 2.
+  const std::optional<std::int64_t> n = whole_number(*v);
+  if (!n || *n < INT_MIN || *n > INT_MAX) return fallback;
+  return int(*n);
+}
+
+int parallel_size(const Json& config, const std::vector<std::string>& names, const std::string& who) {
+  const Json* v = find_flag(config, names);
+  if (!v || v->is_null()) return 1;
+  const std::string problem = parallel_size_problem(*v);
+  if (!problem.empty()) {
+    const std::string shown = *std::max_element(names.begin(), names.end(),
+                                                [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+    fail(who + ": --" + shown + " " + problem, "give the engine's real parallel size");
   }
-  return fallback;
+  return int(*whole_number(*v));
 }
 
 bool flag_enabled(const Json& config, const std::vector<std::string>& names) {

@@ -33,6 +33,12 @@ const Json* find_flag(const Json& config, const std::vector<std::string>& names)
 // The integer value of a flag under any of its spellings (a number or a numeric string), else fallback.
 int int_flag(const Json& config, const std::vector<std::string>& names, int fallback);
 
+// A parallel size under any of its spellings: 1 when absent (or null), else a whole number in
+// [1, kMaxParallelSize] (srt/limits.hpp); anything else throws, naming the flag and `who`. The
+// recipe's rules refuse the same values at their key; this keeps a Plan built by any other path
+// (a snapshot, a test) from counting a number the engine would read otherwise.
+int parallel_size(const Json& config, const std::vector<std::string>& names, const std::string& who);
+
 // True when the flag is present and not false/null.
 bool flag_enabled(const Json& config, const std::vector<std::string>& names);
 

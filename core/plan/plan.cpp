@@ -64,7 +64,7 @@ KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, c
   if (!r.backend.enable_kv_events) return KvMode::off;
   std::string capability = capability_in == "auto" || capability_in.empty() ? p.kv_events_capability
                                                                              : capability_in;
-  int max_cores = 1;
+  std::int64_t max_cores = 1;
   std::string widest;  // the worker with the most ranks, named in the error
   for (const auto& e : endpoints) {
     const WorkerShape s = worker_shape(r.backend.config(e.mode), int(e.gpus.size()));

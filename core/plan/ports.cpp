@@ -47,6 +47,8 @@ const NodePorts::Taken* NodePorts::holder(int port) const {
 bool NodePorts::usable(int port) const { return !is_engine_default_port(port) && !holder(port); }
 
 std::vector<int> NodePorts::block(int count, const std::string& what) {
+  // An empty block would leave its process without the port every caller reads first.
+  if (count < 1) fail("node " + node_ + ": " + std::to_string(count) + " port(s) asked for " + what);
   for (int start = next_; start + count - 1 <= end_; ++start) {
     bool ok = true;
     for (int p = start; p < start + count && ok; ++p) ok = usable(p);

@@ -13,12 +13,16 @@ namespace srt::plan_detail {
 // How many processes/ranks an ATOM server starts (docs/design.md "How ATOM runs"): with
 // --enable-dp-attention -tp T it runs T EngineCores (TP=1, DP=T); without, dp*pp EngineCores of
 // tp ranks each. Mooncake's handshake block is pp*dp*tp wide (port_offset.py).
+// Each size is at most kMaxParallelSize and tp at most kMaxEndpointGpus (srt/limits.hpp), so the
+// products are taken in 64 bits; ranks() refuses a count beyond kMaxEndpointRanks, naming `who`.
 struct WorkerShape {
   int tp = 1, dp = 1, pp = 1;
   bool dp_attention = false;
-  int world() const { return tp * dp * pp; }
-  int engine_cores() const { return dp_attention ? tp * dp : dp * pp; }
+  std::int64_t world() const { return std::int64_t(tp) * dp * pp; }
+  std::int64_t engine_cores() const { return dp_attention ? std::int64_t(tp) * dp : std::int64_t(dp) * pp; }
 };
+// `count` (a product of parallel sizes) as an int, or a clear error naming `who` and `what`.
+int rank_count(std::int64_t count, const std::string& who, const std::string& what);
 WorkerShape worker_shape(const Json& engine_config, int gpus);
 
 KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, const Profile& p,

@@ -67,8 +67,8 @@ struct SglangShape {
 
 SglangShape sglang_shape(const Json& config) {
   SglangShape s;
-  s.tp = std::max(1, int_flag(config, {"tp-size", "tensor-parallel-size", "tp"}, 1));
-  s.dp = std::max(1, int_flag(config, {"dp-size", "data-parallel-size", "dp"}, 1));
+  s.tp = parallel_size(config, {"tp-size", "tensor-parallel-size", "tp"}, "SGLang");
+  s.dp = parallel_size(config, {"dp-size", "data-parallel-size", "dp"}, "SGLang");
   s.dp_attention = flag_enabled(config, {"enable-dp-attention"});
   return s;
 }

@@ -65,15 +65,15 @@ Json role_config(const Recipe& r, const Endpoint& e) {
 
 struct VllmShape {
   int tp = 1, pp = 1, pcp = 1, dp = 1;
-  int replica() const { return tp * pp * pcp; }
+  std::int64_t replica() const { return std::int64_t(tp) * pp * pcp; }  // each at most kMaxParallelSize
 };
 
 VllmShape vllm_shape(const Json& config) {
   VllmShape s;
-  s.tp = std::max(1, int_flag(config, {"tensor-parallel-size", "tp"}, 1));
-  s.pp = std::max(1, int_flag(config, {"pipeline-parallel-size", "pp"}, 1));
-  s.pcp = std::max(1, int_flag(config, {"prefill-context-parallel-size", "pcp"}, 1));
-  s.dp = std::max(1, int_flag(config, {"data-parallel-size", "dp"}, 1));
+  s.tp = parallel_size(config, {"tensor-parallel-size", "tp"}, "vLLM");
+  s.pp = parallel_size(config, {"pipeline-parallel-size", "pp"}, "vLLM");
+  s.pcp = parallel_size(config, {"prefill-context-parallel-size", "pcp"}, "vLLM");
+  s.dp = parallel_size(config, {"data-parallel-size", "dp"}, "vLLM");
   return s;
 }
 
@@ -94,7 +94,7 @@ std::vector<Process> vllm_workers(const WorkerContext& ctx, const EndpointSite& 
   const VllmShape shape = vllm_shape(config);
   const int gpus = int(e.gpus.size());
   // srtctl's vLLM Router validate and _validate_endpoint_parallelism: every GPU is one rank.
-  if (shape.dp > 1 && shape.dp * shape.replica() != gpus)
+  if (shape.dp > 1 && shape.dp * shape.replica() != std::int64_t(gpus))
     fail("vLLM " + name + ": data-parallel-size x tensor x pipeline x prefill-context parallel = " +
              std::to_string(shape.dp) + " x " + std::to_string(shape.replica()) + " GPUs, but the worker has " +
              std::to_string(gpus),

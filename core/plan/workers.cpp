@@ -6,6 +6,7 @@
 #include "srt/data_network.hpp"
 #include "srt/error.hpp"
 #include "srt/join.hpp"
+#include "srt/limits.hpp"
 
 namespace srt::plan_detail {
 
@@ -55,14 +56,20 @@ void set_worker_identity_env(Process& w) {
 // network (docs/design.md "KV events").
 std::string kv_relay_ingress(const Process& relay) { return "tcp://127.0.0.1:" + std::to_string(relay.ports.kv_ingress.front()); }
 
+int rank_count(std::int64_t count, const std::string& who, const std::string& what) {
+  if (count < 1 || count > kMaxEndpointRanks)
+    fail(who + ": " + std::to_string(count) + " " + what + " (the product of its parallel sizes) is more than the " +
+             std::to_string(kMaxEndpointRanks) + " an endpoint may run",
+         "give the role's real parallel sizes");
+  return int(count);
+}
+
 WorkerShape worker_shape(const Json& config, int gpus) {
   WorkerShape s;
   s.tp = gpus;  // srtctl passes -tp <GPUs in the process>; the recipe may not set it
-  s.dp = int_flag(config, {"dp", "data-parallel-size"}, 1);
-  s.pp = int_flag(config, {"pp", "pipeline-parallel-size"}, 1);
+  s.dp = parallel_size(config, {"dp", "data-parallel-size"}, "ATOM");
+  s.pp = parallel_size(config, {"pp", "pipeline-parallel-size"}, "ATOM");
   s.dp_attention = flag_enabled(config, {"enable-dp-attention"});
-  if (s.dp < 1) s.dp = 1;
-  if (s.pp < 1) s.pp = 1;
   return s;
 }
 

@@ -8,6 +8,7 @@
 
 #include "extract.hpp"
 #include "srt/join.hpp"
+#include "srt/limits.hpp"
 #include "srt/telemetry.hpp"
 
 namespace srt::recipe_detail {
@@ -31,6 +32,7 @@ class Rules {
       : r_(r), doc_(r.source), gpn_(gpn), issues_(issues), unsupported_(unsupported) {}
 
   void run() {
+    parallel_sizes();
     atom();  // before layout(): its "fit on one node" says more than the generic fit message
     layout();
     router_pairing();
@@ -73,6 +75,26 @@ class Rules {
       error(key, std::to_string(workers) + " workers x " + std::to_string(gpus) + " GPUs do not fit on " +
                      std::to_string(nodes) + " node(s) x " + std::to_string(gpn_) + " GPUs",
             "raise resources." + std::string(role) + "_nodes or lower the workers or GPUs per worker");
+  }
+
+  // Every parallel size an engine is given, in every role, whatever the engine: the Plan counts
+  // ranks, ports and KV-event blocks from them, and the engine gets the number as written, so a
+  // value the Plan would read otherwise (2^32 + 2 read as 2) or cannot count (2^30 ranks) is
+  // refused here, at its key.
+  void parallel_sizes() {
+    const std::string config = "backend." + r_.backend.type + "_config.";
+    const std::pair<const char*, const Json*> roles[] = {{"prefill", &r_.backend.prefill_config},
+                                                          {"decode", &r_.backend.decode_config},
+                                                          {"aggregated", &r_.backend.aggregated_config}};
+    const std::vector<std::string>& names = parallel_size_flags();
+    for (const auto& [role, values] : roles)
+      for (auto it = values->begin(); it != values->end(); ++it) {
+        if (std::find(names.begin(), names.end(), flag_name(it.key())) == names.end()) continue;
+        const std::string problem = parallel_size_problem(it.value());
+        if (!problem.empty())
+          error(config + role + "." + it.key(), problem,
+                "give the engine's real parallel size (at most " + std::to_string(kMaxParallelSize) + ")");
+      }
   }
 
   void layout() {

@@ -5,6 +5,7 @@
 // resolve_config_with_defaults), so they stay here; `--current-schema` refuses them later
 // (schema2_normalize.cpp).
 #include "schema.hpp"
+#include "srt/limits.hpp"
 
 namespace srt::schema {
 namespace {
@@ -49,8 +50,8 @@ Field role(const std::string& name, bool decode) {
       name,
       field_list(any("nodes", decode ? "nodes of this role: a positive number, or colocate (share the prefill nodes)"
                                      : "nodes of this role: a positive number"),
-                 integer("workers", "endpoints of this role").range(1),
-                 integer("gpus", "GPUs per endpoint (default: nodes x gpus_per_node / workers)").range(1),
+                 integer("workers", "endpoints of this role").range(1, kMaxRoleWorkers),
+                 integer("gpus", "GPUs per endpoint (default: nodes x gpus_per_node / workers)").range(1, kMaxEndpointGpus),
                  // env, args, extra_args and kv_events are checked as the v1 fields they become
                  // (backend.<mode>_environment, backend.<engine>_config.<mode>), per engine.
                  any("env", "environment of these workers ({node}, {node_id} substituted)"),

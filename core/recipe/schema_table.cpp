@@ -2,6 +2,7 @@
 // srtctl knows, with the tier srt-spank gives it. Engine flag maps are kept as written: srtctl
 // renders them verbatim.
 #include "schema.hpp"
+#include "srt/limits.hpp"
 
 namespace srt::schema {
 
@@ -188,13 +189,13 @@ Field resources() {
       "resources",
       field_list(str("gpu_type", "GPU model, informational"),
                  integer("gpus_per_node", "GPUs per node (default: the profile's, else 4)").range(1, 64),
-                 integer("prefill_nodes", "nodes of prefill workers"),
-                 integer("decode_nodes", "nodes of decode workers; 0 = share the prefill nodes"),
-                 integer("prefill_workers", "prefill endpoints"), integer("decode_workers", "decode endpoints"),
-                 integer("agg_nodes", "nodes of aggregated workers"), integer("agg_workers", "aggregated endpoints"),
-                 integer("gpus_per_prefill", "GPUs per prefill endpoint (default: nodes*gpus_per_node // workers)").range(1),
-                 integer("gpus_per_decode", "GPUs per decode endpoint").range(1),
-                 integer("gpus_per_agg", "GPUs per aggregated endpoint").range(1),
+                 integer("prefill_nodes", "nodes of prefill workers").range(0, kMaxRoleNodes),
+                 integer("decode_nodes", "nodes of decode workers; 0 = share the prefill nodes").range(0, kMaxRoleNodes),
+                 integer("prefill_workers", "prefill endpoints").range(0, kMaxRoleWorkers), integer("decode_workers", "decode endpoints").range(0, kMaxRoleWorkers),
+                 integer("agg_nodes", "nodes of aggregated workers").range(0, kMaxRoleNodes), integer("agg_workers", "aggregated endpoints").range(0, kMaxRoleWorkers),
+                 integer("gpus_per_prefill", "GPUs per prefill endpoint (default: nodes*gpus_per_node // workers)").range(1, kMaxEndpointGpus),
+                 integer("gpus_per_decode", "GPUs per decode endpoint").range(1, kMaxEndpointGpus),
+                 integer("gpus_per_agg", "GPUs per aggregated endpoint").range(1, kMaxEndpointGpus),
                  boolean("spread_workers", "one partial worker per node"), boolean("het_jobs", "heterogeneous Slurm job").tier2(),
                  boolean("prefill_critical", "a prefill exit ends the job").def("true").tier2(),
                  boolean("decode_critical", "a decode exit ends the job").def("true").tier2(),

@@ -109,3 +109,32 @@ TEST_CASE("roles are typed inside the Plan and named only at its edges") {
   for (std::size_t i = 0; i < plan.processes.size(); ++i)
     CHECK(j["processes"][i]["role"] == srt::to_string(plan.processes[i].role));
 }
+
+TEST_CASE("a snapshot whose counts overflow is a clear error on the node, never a crash") {
+  // A snapshot is bytes the user can build with a valid digest: the node plans it all the same,
+  // and slurmstepd (user_init) must end with an error line, not a signal.
+  for (const srt::Json& dp : {srt::Json(1 << 30), srt::Json(4294967298LL), srt::Json("4294967298")}) {
+    INFO(dp.dump());
+    srt::Snapshot s = snapshot();
+    s.recipe["roles"]["decode"]["args"]["data-parallel-size"] = dp;
+    try {
+      (void)plan_job(s, srt::default_profile(), facts("mi355x-01"));
+      FAIL("planned");
+    } catch (const srt::Error& e) {
+      CHECK_THAT(e.what(), Catch::Contains("data-parallel-size") && Catch::Contains("from 1 to 1024"));
+    }
+  }
+}
+
+TEST_CASE("the Plan refuses counts the recipe's rules were not asked about") {
+  // A Recipe built by hand never met the rules: the planner's own reading still refuses.
+  srt::Recipe r = srt::load_recipe_file(kRecipe, srt::job_recipe_options(srt::default_profile()));
+  srt::PlanInputs in;
+  in.nodes = facts().nodes;
+  in.job_id = 991;
+  r.backend.decode_config["data-parallel-size"] = 1 << 30;
+  CHECK_THROWS_WITH(srt::make_plan(r, srt::default_profile(), in), Catch::Contains("from 1 to 1024"));
+  r.backend.decode_config["data-parallel-size"] = 1024;
+  r.backend.decode_config["pipeline-parallel-size"] = 1024;
+  CHECK_THROWS_WITH(srt::make_plan(r, srt::default_profile(), in), Catch::Contains("more than the 65536 an endpoint may run"));
+}
