@@ -25,11 +25,15 @@ struct Destroy {
 
 }  // namespace
 
-std::vector<std::string> expand_hostlist(const std::string& hostlist) {
+std::vector<std::string> expand_hostlist(const std::string& hostlist, std::size_t max_hosts) {
   if (hostlist.find_first_not_of(" ,\t\n") == std::string::npos)
     fail("the node list is empty", "pass --nodelist 'node[1-3]' or run inside a Slurm job");
   std::unique_ptr<std::remove_pointer_t<Handle>, Destroy> hl(slurm_hostlist_create(hostlist.c_str()));
   if (!hl) fail("cannot read the node list '" + hostlist + "'", "use Slurm's form, e.g. 'mi355x-[01-03]'");
+  const int count = slurm_hostlist_count(hl.get());
+  if (count > 0 && std::size_t(count) > max_hosts)
+    fail("the node list '" + hostlist.substr(0, 120) + "' names " + std::to_string(count) + " hosts, more than the " +
+         std::to_string(max_hosts) + " this job has");
   std::vector<std::string> out;
   while (char* host = slurm_hostlist_shift(hl.get())) {
     out.emplace_back(host);

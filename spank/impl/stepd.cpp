@@ -71,17 +71,19 @@ std::string job_getenv(spank_t sp, const char* name) {
 
 // A node list Slurm should have set: its absence is Slurm's (or the job's environment's) doing,
 // so say which variable, not the helper's --nodelist advice.
-std::vector<std::string> node_list(spank_t sp, const char* var) {
-  const std::string value = job_getenv(sp, var);
-  if (value.find_first_not_of(" ,\t\n") == std::string::npos) fail(std::string("Slurm gave this step no ") + var);
-  return slurmapi::expand_hostlist(value);
-}
-
 template <typename T>
 T item(spank_t sp, spank_item_t what, const char* name) {
   T value{};
   if (spank_get_item(sp, what, &value) != ESPANK_SUCCESS) fail(std::string("Slurm did not give ") + name);
   return value;
+}
+
+// The list is read from the job's environment, which the user writes: it is expanded only up to
+// the job's node count as Slurm itself gives it (S_JOB_NNODES), never as large as the text says.
+std::vector<std::string> node_list(spank_t sp, const char* var) {
+  const std::string value = job_getenv(sp, var);
+  if (value.find_first_not_of(" ,\t\n") == std::string::npos) fail(std::string("Slurm gave this step no ") + var);
+  return slurmapi::expand_hostlist(value, item<uint32_t>(sp, S_JOB_NNODES, "the job's node count"));
 }
 
 void set_step_environment(spank_t sp, const srt_loader_state& state) {

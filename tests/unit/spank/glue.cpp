@@ -93,6 +93,7 @@ void become_stepd(const std::string& snapshot, int nodes, std::uint32_t step_id,
   p.items[S_JOB_ID] = 4242;
   p.items[S_JOB_STEPID] = step_id;
   p.items[S_JOB_NODEID] = node_id;
+  p.items[S_JOB_NNODES] = std::uint32_t(nodes);
   p.job_env[SRT_SNAPSHOT_JOB_ENV] = snapshot;
   p.job_env["SLURM_JOB_NODELIST"] = "lab-n[1-" + std::to_string(nodes) + "]";
   p.job_env["SLURM_STEP_NODELIST"] = p.job_env["SLURM_JOB_NODELIST"];

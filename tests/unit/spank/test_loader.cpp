@@ -238,6 +238,7 @@ fake::Process& stepd_of_lab_n2(const std::string& snapshot) {
   p.items[S_JOB_ID] = 77;
   p.items[S_JOB_STEPID] = 0;
   p.items[S_JOB_NODEID] = 1;
+  p.items[S_JOB_NNODES] = 2;
   p.job_env[SRT_SNAPSHOT_JOB_ENV] = snapshot;
   p.job_env["SLURM_JOB_NODELIST"] = p.job_env["SLURM_STEP_NODELIST"] = "lab-n[1-2]";
   return p;
