@@ -131,9 +131,13 @@ void say_cannot_run(const std::string& program, int err) { std::fputs(cannot_run
 
 }  // namespace
 
-Child Child::spawn(const std::vector<std::string>& argv, const EnvList& set, const std::vector<std::string>& unset) {
+Child Child::spawn(const std::vector<std::string>& argv, const EnvList& set, const std::vector<std::string>& unset,
+                   int output_fd) {
   Child c;
-  if (const int err = spawn_process(argv, set, unset, Stdio{}, c.pid_)) {
+  Stdio io;
+  io.out = output_fd;
+  io.err_too = output_fd >= 0;
+  if (const int err = spawn_process(argv, set, unset, io, c.pid_)) {
     // What a shell's child reports: the caller sees a finished child with exit code 127.
     say_cannot_run(argv.front(), err);
     c.pid_ = -1;

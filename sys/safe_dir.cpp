@@ -226,6 +226,24 @@ UniqueFd SafeDir::append_file(const std::string& name) const {
   return f;
 }
 
+std::optional<std::uint64_t> SafeDir::size_of(const std::string& name) const {
+  struct stat st {};
+  const UniqueFd f = open_regular(fd(), name, st);
+  if (f.get() < 0) return std::nullopt;
+  return std::uint64_t(st.st_size);
+}
+
+std::optional<std::string> SafeDir::tail_of(const std::string& name, std::size_t max_bytes, bool& cut) const {
+  struct stat st {};
+  const UniqueFd f = open_regular(fd(), name, st);
+  if (f.get() < 0) return std::nullopt;
+  const std::uint64_t size = std::uint64_t(st.st_size);
+  cut = size > max_bytes;
+  std::string bytes;
+  if (!read_up_to(f.get(), cut ? size - max_bytes : 0, max_bytes, bytes)) return std::nullopt;
+  return bytes;
+}
+
 std::optional<std::string> SafeDir::read_file(const std::string& name, std::size_t max_bytes) const {
   struct stat st {};
   const UniqueFd f = open_regular(fd(), name, st);

@@ -112,20 +112,19 @@ double Console::seconds() const {
 
 void Console::line(const std::string& text) { logger_->info("{}", text); }
 
-std::vector<std::string> last_lines(const std::string& path, int lines) {
-  // The log is what a process in the job's image wrote: read only its last 64 KiB, and keep at
-  // most 500 bytes of a line, whatever it holds.
-  constexpr std::streamoff kTailBytes = 64 << 10;
+std::vector<std::string> last_lines(const helper::SafeDir& dir, const std::string& name, int lines) {
+  constexpr std::size_t kTailBytes = 64 << 10;
   constexpr std::size_t kLineBytes = 500;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  const bool cut = size > kTailBytes;
-  in.seekg(cut ? size - kTailBytes : 0);
+  bool cut = false;
+  const std::optional<std::string> text = dir.tail_of(name, kTailBytes, cut);
+  if (!text) return {};
   std::deque<std::string> last;
-  bool first = true;
-  for (std::string l; std::getline(in, l); first = false) {
+  std::size_t at = 0;
+  for (bool first = true; at < text->size(); first = false) {
+    std::size_t end = text->find('\n', at);
+    if (end == std::string::npos) end = text->size();
+    std::string l = text->substr(at, end - at);
+    at = end + 1;
     if (first && cut) continue;  // a line the 64 KiB began inside of
     if (l.size() > kLineBytes) l = l.substr(0, kLineBytes) + " ...";
     last.push_back(std::move(l));
@@ -134,13 +133,14 @@ std::vector<std::string> last_lines(const std::string& path, int lines) {
   return {last.begin(), last.end()};
 }
 
-void Console::tail(const std::string& path, int lines) {
-  if (::access(path.c_str(), R_OK) != 0) {
-    line("  (no log at " + path + ")");
+void Console::tail(const helper::SafeDir& dir, const std::string& name, int lines) {
+  const std::string path = dir.path_of(name);
+  if (!dir.size_of(name)) {
+    line("  (no log at " + path + (dir.kind_of(name) == "missing" ? "" : ": a " + dir.kind_of(name) + ", not read") + ")");
     return;
   }
   line("  last lines of " + path + ":");
-  for (const auto& l : last_lines(path, lines)) line("  | " + l);
+  for (const auto& l : last_lines(dir, name, lines)) line("  | " + l);
 }
 
 }  // namespace srt::launch

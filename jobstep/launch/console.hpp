@@ -13,11 +13,17 @@ namespace spdlog {
 class logger;
 }
 
+namespace srt::helper {
+class SafeDir;
+}
+
 namespace srt::launch {
 
-// The last `lines` lines of a log file (only its last 64 KiB read, each line at most 500 bytes:
-// it is what a process in the job's image wrote); empty when it cannot be read.
-std::vector<std::string> last_lines(const std::string& path, int lines);
+// The last `lines` lines of the log `name` in `dir` (only its last 64 KiB read, each line at most
+// 500 bytes: it is what a process in the job's image wrote); empty when it cannot be read. Read
+// through the directory's descriptor, never through a link: code in a container can plant one at
+// any log name (docs/security.md "Containers").
+std::vector<std::string> last_lines(const helper::SafeDir& dir, const std::string& name, int lines);
 
 class Console {
  public:
@@ -30,8 +36,9 @@ class Console {
   // the file is a symlink, not a regular file, not ours, or its directory is not safe.
   void open_log(const std::string& path);
   void line(const std::string& text);
-  // The last `lines` lines of a log file, indented, for a process that ended the job.
-  void tail(const std::string& path, int lines);
+  // The last `lines` lines of the log `name` in `dir` (as last_lines), indented, for a process
+  // that ended the job.
+  void tail(const helper::SafeDir& dir, const std::string& name, int lines);
   double seconds() const;  // since the launcher started
 
  private:

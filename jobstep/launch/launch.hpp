@@ -64,9 +64,14 @@ struct Job {
 Job load_job(const Options& options);
 
 // One srun per Plan process. `srun` holds srun and its options, `command` what runs in the step.
+// The step's output goes to `log_file` in the job's log directory, which the launcher opens
+// itself (SafeDir::append_file: never through a link, never a file with other links) and hands to
+// srun as its stdout and stderr: no `--output=PATH` that slurmstepd would open by path, following
+// whatever a container planted there (docs/security.md "Containers").
 struct StepCommand {
   std::vector<std::string> srun;
   std::vector<std::string> command;
+  std::string log_file;             // a name in Job::logs; "" for a step whose output is read
   EnvList env;                      // set in srun's environment (srun exports it to the step)
   std::vector<std::string> unset_env;
   std::vector<std::string> argv() const;

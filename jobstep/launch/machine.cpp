@@ -72,9 +72,22 @@ RunningStep& Launch::start(const Process& p) {
   RunningStep s;
   s.process = &p;
   s.started = console_.seconds();
-  s.srun = sys::Child::spawn(cmd.argv(), cmd.env, cmd.unset_env);
+  s.srun = spawn_logged(cmd.argv(), cmd.env, cmd.unset_env, cmd.log_file);
   steps_.push_back(std::move(s));
   return steps_.back();
+}
+
+sys::Child Launch::spawn_logged(const std::vector<std::string>& argv, const EnvList& env,
+                                const std::vector<std::string>& unset, const std::string& log) {
+  if (!job_.logs) throw failed(Cause::internal, "no log directory for " + log);
+  UniqueFd out;
+  try {
+    out = job_.logs->append_file(log);
+  } catch (const Error& e) {
+    // Only code of this job writes there: a container did it (the directory is the launcher's).
+    throw failed(Cause::image, std::string(e.what()) + ": a container of this job put it there; the step was not started");
+  }
+  return sys::Child::spawn(argv, env, unset, out.get());
 }
 
 // Signals and critical exits, every poll. The awaited step's end (awaited_: the benchmark) is the
@@ -120,7 +133,7 @@ void Launch::check() {
     }
     const std::string what = s.process->name + " on " + s.process->node + " ended (" + s.srun.describe() + ") during " + state_;
     console_.line(what);
-    console_.tail(job_.log_dir + "/" + s.process->log_file, kTailLines);
+    console_.tail(*job_.logs, s.process->log_file, kTailLines);
     if (s.process->role == Role::gpu_exporter && power_) power_->exporter_exited();
     if (supervise(s, what)) continue;  // relaunched below, once this loop is done (start() grows steps_)
     if (s.process->critical) {

@@ -2,31 +2,28 @@
 // router's count of completion requests (or, without a router, the serving workers' finished
 // requests) read before and after the point, against the benchmark's result and the warm-ups
 // its log says it sent.
-#include <filesystem>
-#include <fstream>
+#include <optional>
 
 #include "machine_impl.hpp"
 #include "probe.hpp"
 #include "srt/engines.hpp"
 #include "srt/prometheus.hpp"
+#include "srt/safe_dir.hpp"
 
 namespace srt::launch {
 namespace {
 
 // A point's own lines of the benchmark's log (every point appends to it): from `from` on, at most
-// the last MiB (the warm-up line comes early, but a point's output is a few KB).
-std::string log_since(const std::string& path, std::uintmax_t from) {
-  constexpr std::uintmax_t kMax = 1 << 20;
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size <= from) return {};
-  const std::uintmax_t start = size - from > kMax ? size - kMax : from;
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(start));
-  std::string text(static_cast<std::size_t>(size - start), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return text;
+// the last MiB (the warm-up line comes early, but a point's output is a few KB). Read through the
+// log directory's descriptor, never through a link a container planted at the name.
+std::string log_since(const helper::SafeDir& logs, const std::string& name, std::uint64_t from) {
+  constexpr std::uint64_t kMax = 1 << 20;
+  const std::optional<std::uint64_t> size = logs.size_of(name);
+  if (!size || *size <= from) return {};
+  const std::uint64_t start = *size - from > kMax ? *size - kMax : from;
+  bool restarted = false;
+  const std::optional<std::string> text = logs.read_file_from(name, start, restarted, std::size_t(kMax));
+  return text && !restarted ? *text : std::string();
 }
 
 }  // namespace
@@ -52,15 +49,13 @@ std::optional<double> Launch::audit_count() const {
 void Launch::audit_begin(const SweepPoint& pt) {
   if (!audit_) return;
   audit_before_ = audit_count();
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(job_.log_dir + "/" + pt.process.log_file, ec);
-  audit_log_from_ = ec ? 0 : size;
+  audit_log_from_ = job_.logs ? job_.logs->size_of(pt.process.log_file).value_or(0) : 0;
 }
 
 std::string Launch::audit_end(SweepPoint& pt, const PointResult& r) {
   if (!audit_ || !audit_before_ || !r.problem.empty()) return "";
   const std::optional<double> after = audit_count();
-  const std::optional<long long> warmups = warmups_in_log(log_since(job_.log_dir + "/" + pt.process.log_file, audit_log_from_));
+  const std::optional<long long> warmups = warmups_in_log(job_.logs ? log_since(*job_.logs, pt.process.log_file, audit_log_from_) : std::string());
   if (!after || !warmups) {
     console_.line("benchmark c" + std::to_string(pt.concurrency) + ": not audited (" +
                   (!after ? audit_->counter + " unreadable" : std::string("its log's warm-up count unreadable")) + ")");

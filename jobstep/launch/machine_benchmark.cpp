@@ -54,7 +54,7 @@ Launch::StepEnd Launch::await_step(std::size_t index) {
   StallWatch watch(job_, stall_, console_.seconds());
   std::optional<OutputStream> stream;
   if (job_.recipe.benchmark.stream_output)
-    stream.emplace(job_.log_dir + "/" + steps_[index].process->log_file, "benchmark| ");
+    stream.emplace(*job_.logs, steps_[index].process->log_file, "benchmark| ");
   const int relaunches = relaunches_begun_;
   StepEnd end = StepEnd::stalled;
   awaited_ = index;  // left set when check() throws: the job is over then, and nothing polls again
@@ -133,14 +133,14 @@ void Launch::run_whole_sweep(const Process& bench) {
     const std::string why = "benchmark stalled: nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ +
                             "); the benchmark and every worker were stopped (--stall-timeout " + std::to_string(stall_) + ")";
     console_.line(why);
-    console_.tail(job_.log_dir + "/" + bench.log_file, kTailLines);
+    console_.tail(*job_.logs, bench.log_file, kTailLines);
     throw failed(Cause::stalled, why);
   }
   RunningStep& done = steps_[index];
   if (done.srun.exit_code() != 0) {
     const std::string what = "benchmark ended (" + done.srun.describe() + ")";
     console_.line(what);
-    console_.tail(job_.log_dir + "/" + bench.log_file, kTailLines);
+    console_.tail(*job_.logs, bench.log_file, kTailLines);
     throw failed(Cause::step_ended, what, {bench.node}, Role::benchmark);
   }
 }
@@ -188,7 +188,7 @@ void Launch::run_points() {
       pt.reason = "nothing completed for " + std::to_string(stall_) + " s (" + stall_seen_ + "; --stall-timeout " +
                   std::to_string(stall_) + ")";
       console_.line("benchmark " + tag + " stalled: " + pt.reason);
-      console_.tail(job_.log_dir + "/" + pt.process.log_file, kTailLines);
+      console_.tail(*job_.logs, pt.process.log_file, kTailLines);
       stop_step(steps_[index], job_.plan.job_id, options_.grace_seconds, console_);
       if (!options_.stall_continue) not_run = "the sweep stopped after " + tag + " stalled (--stall-policy continue goes on)";
       continue;
@@ -207,7 +207,7 @@ void Launch::run_points() {
     console_.line("benchmark " + tag + ": " +
                   (pt.state == "ok" ? "ok, " + std::to_string(r.completed) + " completed" : pt.state + ": " + pt.reason));
     if (pt.state != "ok") {
-      console_.tail(job_.log_dir + "/" + pt.process.log_file, kTailLines);
+      console_.tail(*job_.logs, pt.process.log_file, kTailLines);
       if (!options_.stall_continue) not_run = "the sweep stopped after " + tag + " failed (--stall-policy continue goes on)";
     }
   }

@@ -29,7 +29,7 @@ std::string Launch::run_eval(const Process& bench, const EvalDecision& decision)
     return "eval completed";
   }
   const std::string what = "eval ended (" + done.srun.describe() + ")";
-  console_.tail(job_.log_dir + "/" + e.log_file, kTailLines);
+  console_.tail(*job_.logs, e.log_file, kTailLines);
   if (fatal) throw failed(Cause::step_ended, what, {e.node}, Role::benchmark);
   console_.line(what + "; the benchmark's result stands (" + decision.source + ": a failing eval does not fail the job)");
   return what;

@@ -35,9 +35,8 @@ std::vector<std::string> Launch::run_on_hosts(const std::string& phase, const st
     // On the host: no container options, and no --srt-step (nothing of the Plan runs here).
     const std::vector<std::string> argv = {
         "srun", "--jobid=" + std::to_string(job_.plan.job_id), "--overlap", "--nodes=1", "--ntasks=1",
-        "--nodelist=" + node, "--job-name=host_" + phase, "--output=" + job_.log_dir + "/" + log, "--input=none",
-        "bash", "-c", script};
-    hosts.push_back({node, log, sys::Child::spawn(argv, {}, {})});
+        "--nodelist=" + node, "--job-name=host_" + phase, "--input=none", "bash", "-c", script};
+    hosts.push_back({node, log, spawn_logged(argv, {}, {}, log)});
   }
   const double deadline = console_.seconds() + seconds;
   bool termed = false;
@@ -64,7 +63,7 @@ std::vector<std::string> Launch::run_on_hosts(const std::string& phase, const st
                     "; a command that waits for input (sudo asking for a password) does this");
     } else if (x.srun.exit_code() != 0) {
       console_.line("host_setup (" + phase + ") failed (" + x.srun.describe() + ")" + where);
-      console_.tail(job_.log_dir + "/" + x.log, kTailLines);
+      console_.tail(*job_.logs, x.log, kTailLines);
     } else {
       continue;
     }

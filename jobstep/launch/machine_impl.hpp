@@ -83,6 +83,10 @@ class Launch {
   void enter(const std::string& state);
   void describe_plan();
   RunningStep& start(const Process& p);
+  // srun `argv` with its stdout and stderr appended to `log` in the job's log directory, opened
+  // here (StepCommand); a log that cannot be opened safely is the job's failure, and no step.
+  sys::Child spawn_logged(const std::vector<std::string>& argv, const EnvList& env,
+                          const std::vector<std::string>& unset, const std::string& log);
   void check_signal();
   void throw_if_node_failure(double settle_seconds = 2);
   void check();

@@ -93,7 +93,7 @@ void Launch::start_services(bool before_workers) {
         console_.line("services: " + p->name + " on " + p->node + " ready (" + p->readiness.kind + ") after " +
                       std::to_string(int(now - since)) + " s");
       } else if (now - since > p->readiness.timeout_seconds) {
-        console_.tail(job_.log_dir + "/" + p->log_file, kTailLines);
+        console_.tail(*job_.logs, p->log_file, kTailLines);
         throw failed(Cause::service, p->name + " on " + p->node + " not ready within " +
                                          std::to_string(p->readiness.timeout_seconds) + " s (readiness.timeout_seconds): " + w.why,
                      {p->node}, Role::service);

@@ -144,7 +144,8 @@ void Launch::preflight() {
   enter("preflight");
   std::vector<ProbeStep> probes = probe_steps(job_);
   std::vector<sys::Child> running;
-  for (const auto& s : probes) running.push_back(sys::Child::spawn(s.command.argv(), s.command.env, s.command.unset_env));
+  for (const auto& s : probes)
+    running.push_back(spawn_logged(s.command.argv(), s.command.env, s.command.unset_env, s.command.log_file));
   console_.line("preflight: probing " + std::to_string(probes.size()) + " role image(s)");
   auto all_done = [&] {
     bool done = true;
@@ -170,7 +171,7 @@ void Launch::preflight() {
   for (const auto& line : v.missing) console_.line("preflight: missing: " + line);
   // A probe that wrote nothing usually never ran: the container runtime refused the step (a mount
   // source missing on that node, an image it cannot pull), and said why in the step's log.
-  for (const auto& log : v.silent_logs) console_.tail(log, kTailLines);
+  for (const auto& log : v.silent_logs) console_.tail(*job_.logs, log, kTailLines);
   std::vector<RoleProblem> problems = v.problems;
   const bool stop_on_identity = job_.profile.identity_mismatch != "warn";
   for (const auto& m : v.mismatches) {

@@ -60,7 +60,7 @@ void Launch::start_telemetry() {
                     std::to_string(int(t.startup_timeout_seconds)) + " s (missing " + missing + "; logs " +
                     job_.log_dir + "/*_gpu_exporter.out)";
   for (const auto& p : job_.plan.processes)
-    if (p.role == Role::gpu_exporter) console_.tail(job_.log_dir + "/" + p.log_file, 10);
+    if (p.role == Role::gpu_exporter) console_.tail(*job_.logs, p.log_file, 10);
   if (t.required) throw failed(Cause::telemetry, why + "; telemetry.required: no benchmark was run");
   console_.line(why + "; the benchmark runs and the measurement is recorded as not publishable");
 }

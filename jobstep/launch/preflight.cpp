@@ -1,6 +1,9 @@
 // Probe steps and their verdict. The probe is the worker's own step with another command: the
 // plugin wires it as it would wire the worker (--srt-step), srt-exec runs it with the same
 // checks, so what it finds is what the engine would find.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <set>
 
@@ -10,6 +13,7 @@
 #include "srt/error.hpp"
 #include "srt/job_plan.hpp"
 #include "srt/files.hpp"
+#include "srt/safe_dir.hpp"
 
 namespace srt::launch {
 namespace {
@@ -56,9 +60,11 @@ std::vector<ProbeStep> probe_steps(const Job& job) {
     q.argv.insert(q.argv.end(), args.begin(), args.end());
     q.argv.insert(q.argv.end(), {"--out", logs_inside + "/" + answer});
     s.command = step_command(job, q);
-    s.answer = job.log_dir + "/" + answer;
-    s.log = job.log_dir + "/" + q.log_file;
-    std::remove(s.answer.c_str());  // an answer from an earlier attempt must not count
+    s.answer = answer;
+    s.log = q.log_file;
+    // An answer from an earlier attempt must not count (unlinkat: a link planted there goes, its
+    // target stays).
+    if (job.logs) ::unlinkat(job.logs->fd(), answer.c_str(), 0);
     out.push_back(std::move(s));
   }
   return out;
@@ -68,19 +74,15 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
   PreflightVerdict v;
   for (const auto& s : steps) {
     const std::string where = s.role + " (" + s.process->name + " on " + s.process->node + ")";
-    std::string answer;
-    try {
-      answer = read_text_file(s.answer, kMaxProbeAnswerBytes);
-    } catch (const Error&) {
-      answer.clear();
-    }
+    // Written in the container: read as a regular file of the log directory, never through a link.
+    const std::string answer = job.logs ? job.logs->read_file(s.answer, kMaxProbeAnswerBytes).value_or("") : "";
     if (answer.empty()) {
-      v.missing.push_back(s.role + " on " + s.process->node + ": the preflight probe gave no answer (" + s.answer +
-                          "); its output is in " + s.log);
+      v.missing.push_back(s.role + " on " + s.process->node + ": the preflight probe gave no answer (" +
+                          job.log_dir + "/" + s.answer + "); its output is in " + job.log_dir + "/" + s.log);
       v.silent_logs.push_back(s.log);  // the console shows its last lines: often the runtime's own error
       // A probe that wrote nothing usually never ran: the container runtime refused the step and
       // said why as the last thing in the step's log.
-      const std::string words = runtime_words(last_lines(s.log, kReasonLines));
+      const std::string words = job.logs ? runtime_words(last_lines(*job.logs, s.log, kReasonLines)) : "";
       v.problems.push_back({s.role, s.process->node, "the preflight probe gave no answer" + (words.empty() ? "" : ": " + words)});
       continue;
     }

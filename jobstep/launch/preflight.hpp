@@ -16,15 +16,17 @@ struct ProbeStep {
   std::string role;
   const Process* process = nullptr;
   StepCommand command;
-  std::string answer;   // host path of the probe's JSON
-  std::string log;      // host path of the step's output (srun --output)
+  // Names in the job's log directory (Job::logs), read through it: the probe's JSON, and the
+  // step's output.
+  std::string answer;
+  std::string log;
 };
 std::vector<ProbeStep> probe_steps(const Job& job);
 
 struct PreflightVerdict {
   std::vector<Fingerprint> prints;
   std::vector<std::string> missing;          // one line per missing piece (and unreadable answers)
-  std::vector<std::string> silent_logs;      // the step logs of probes that gave no answer
+  std::vector<std::string> silent_logs;      // the step logs of probes that gave no answer (names in Job::logs)
   std::vector<RoleProblem> problems;         // the missing pieces again, per role, for the reason
   std::vector<IdentityMismatch> mismatches;
   std::vector<std::string> notes;            // capability lines for the console

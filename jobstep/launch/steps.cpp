@@ -47,10 +47,9 @@ constexpr const char* kSetupPreamble =
 StepCommand step_command(const Job& job, const Process& p) {
   StepCommand c;
   c.srun = {"srun", "--jobid=" + std::to_string(job.plan.job_id), "--overlap", "--nodes=1", "--ntasks=1",
-            "--nodelist=" + p.node, "--job-name=" + p.step_name,
-            "--output=" + job.log_dir + "/" + p.log_file, "--open-mode=append", "--input=none"};
-  // append: the per-point benchmark steps share benchmark.out; every other log is new in the job's
-  // own log directory (created by the launcher, nobody else can write there), so nothing changes.
+            "--nodelist=" + p.node, "--job-name=" + p.step_name, "--input=none"};
+  // Appended to: the per-point benchmark steps share benchmark.out.
+  c.log_file = p.log_file;
   if (p.is_worker()) c.srun.push_back("--srt-step=" + p.name);
   const ContainerCommand box = container_command(job, p);
   c.srun.insert(c.srun.end(), box.srun_options.begin(), box.srun_options.end());
@@ -98,7 +97,7 @@ Json step_command_json(const StepCommand& c, const Process& p) {
   Json env = Json::object();
   for (const auto& [k, v] : c.env) env[k] = v;
   return Json{{"name", p.name}, {"step_name", p.step_name}, {"node", p.node}, {"srun", c.srun},
-              {"command", c.command}, {"env", env}, {"unset_env", c.unset_env}};
+              {"command", c.command}, {"log_file", c.log_file}, {"env", env}, {"unset_env", c.unset_env}};
 }
 
 }  // namespace srt::launch

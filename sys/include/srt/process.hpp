@@ -20,8 +20,10 @@ class Child {
   // posix_spawnp `argv` with the launcher's environment plus `set`, minus `unset`; stdin is
   // /dev/null, stdout/stderr are the launcher's. A program that cannot be started is a finished
   // child with exit code 127 (and a line on stderr), as a shell's would be.
+  // With `output_fd` >= 0, the child's stdout and stderr are that descriptor instead (a log the
+  // caller opened itself, never by a path a step's program could have replaced).
   static Child spawn(const std::vector<std::string>& argv, const EnvList& set,
-                     const std::vector<std::string>& unset);
+                     const std::vector<std::string>& unset, int output_fd = -1);
   Child(Child&& other) noexcept;
   Child& operator=(Child&& other) noexcept;
   Child(const Child&) = delete;

@@ -87,6 +87,11 @@ class SafeDir {
   // with `restarted` set.
   std::optional<std::string> read_file_from(const std::string& name, std::uint64_t offset, bool& restarted,
                                             std::size_t max_bytes = 1 << 20) const;
+  // The size of `name` when it is a regular file here (never through a link), else nullopt.
+  std::optional<std::uint64_t> size_of(const std::string& name) const;
+  // The last `max_bytes` of `name` (a regular file here, as read_file); `cut` says whether the
+  // file held more, so that the first line may be partial.
+  std::optional<std::string> tail_of(const std::string& name, std::size_t max_bytes, bool& cut) const;
   // `from` renamed to `to` in this directory, never over an existing `to` (renameat2
   // RENAME_NOREPLACE; a symlink is moved as the link it is). False, with `why`, when it cannot be.
   bool rename_new(const std::string& from, const std::string& to, std::string* why = nullptr) const;
