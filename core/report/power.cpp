@@ -31,17 +31,28 @@ bool partition_sample(const PrometheusSample& s, const GpuExporter& e) {
                      [&s](const std::string& l) { return !label(s, l).empty(); });
 }
 
-// The optional reading of `metric` for a GPU, kept only when it is in range.
-std::optional<double> rider(std::string_view text, const std::string& metric, const GpuExporter& e, const PowerRow& row,
-                            double lo, double hi) {
-  if (metric.empty()) return std::nullopt;
+// The first sample of a rider metric for each GPU, keyed by its index and its identity label as
+// written ("" when the exporter has none), from one pass over the scrape: a lookup per GPU, not a
+// parse of the whole page per GPU.
+using RiderKey = std::pair<int, std::string>;
+std::map<RiderKey, double> riders(std::string_view text, const std::string& metric, const GpuExporter& e) {
+  std::map<RiderKey, double> out;
+  if (metric.empty()) return out;
   for (const auto& s : prometheus_samples(text, metric)) {
-    if (partition_sample(s, e) || gpu_index_of(label(s, e.index_label)) != row.gpu_index) continue;
-    if (!e.identity_label.empty() && label(s, e.identity_label) != row.uuid) continue;
-    if (std::isfinite(s.value) && s.value >= lo && s.value <= hi) return s.value;
-    return std::nullopt;
+    if (partition_sample(s, e)) continue;
+    const std::optional<int> index = gpu_index_of(label(s, e.index_label));
+    if (!index) continue;
+    out.emplace(RiderKey{*index, e.identity_label.empty() ? std::string() : label(s, e.identity_label)}, s.value);
   }
-  return std::nullopt;
+  return out;
+}
+
+// The GPU's reading of a rider metric, kept only when it is in range.
+std::optional<double> rider(const std::map<RiderKey, double>& values, const GpuExporter& e, const PowerRow& row, double lo,
+                            double hi) {
+  const auto it = values.find({row.gpu_index, e.identity_label.empty() ? std::string() : row.uuid});
+  if (it == values.end() || !std::isfinite(it->second) || it->second < lo || it->second > hi) return std::nullopt;
+  return it->second;
 }
 
 std::string number(double v) {
@@ -85,14 +96,17 @@ PowerScrape read_power_scrape(std::string_view exposition, const GpuExporter& e)
     rows.push_back({*index, uuid, s.value, {}, {}, {}});
   }
   if (rows.empty() && out.reasons.empty()) out.reasons.insert("power_metric_missing");
+  const auto util = riders(exposition, e.util_metric, e);
+  const auto sm_active = riders(exposition, e.sm_active_metric, e);
+  const auto temperature = riders(exposition, e.temperature_metric, e);
   for (auto& r : rows) {
     if (seen[r.gpu_index] > 1) {  // which of the two is the GPU's? neither
       out.reasons.insert("duplicate_power_metric");
       continue;
     }
-    r.util_pct = rider(exposition, e.util_metric, e, r, 0, 100);
-    r.sm_active = rider(exposition, e.sm_active_metric, e, r, 0, 1);
-    r.temperature_c = rider(exposition, e.temperature_metric, e, r, -273.15, 1e6);
+    r.util_pct = rider(util, e, r, 0, 100);
+    r.sm_active = rider(sm_active, e, r, 0, 1);
+    r.temperature_c = rider(temperature, e, r, -273.15, 1e6);
     out.rows.push_back(std::move(r));
   }
   std::sort(out.rows.begin(), out.rows.end(), [](const PowerRow& a, const PowerRow& b) { return a.gpu_index < b.gpu_index; });

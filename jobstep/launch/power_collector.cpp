@@ -7,7 +7,7 @@
 
 #include <chrono>
 #include <future>
-#include <httplib.h>
+#include "probe.hpp"
 
 #include <sys/time.h>
 
@@ -34,22 +34,12 @@ struct Scrape {
 };
 
 Scrape get_metrics(const PowerEndpoint& e, double timeout) {
-  httplib::Client client(e.address, e.port);
-  const auto whole = std::chrono::duration<double>(timeout);
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(whole).count();
-  client.set_connection_timeout(micros / 1000000, micros % 1000000);
-  client.set_read_timeout(micros / 1000000, micros % 1000000);
+  const ProbeResult r = http_get(e.address, e.port, "/metrics", {kMaxScrapeBytes, timeout});
   Scrape s;
-  bool too_big = false;
-  const auto res = client.Get("/metrics", [&](const char* data, std::size_t n) {
-    if (s.body.size() + n > kMaxScrapeBytes) return !(too_big = true);
-    s.body.append(data, n);
-    return true;
-  });
-  if (too_big) s.why = "endpoint_parse_error";
-  else if (!res) s.why = res.error() == httplib::Error::Read ? "endpoint_timeout" : "endpoint_http_error";
-  else if (res->status < 200 || res->status > 299) s.why = "endpoint_http_error";
-  else s.ok = true;
+  if (r.too_big) s.why = "endpoint_parse_error";
+  else if (r.timed_out) s.why = "endpoint_timeout";
+  else if (r.status < 200 || r.status > 299) s.why = "endpoint_http_error";
+  else s.ok = true, s.body = r.body;
   return s;
 }
 
