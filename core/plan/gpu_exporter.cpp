@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "processes.hpp"
+#include "srt/data_network.hpp"
 #include "srt/error.hpp"
 
 namespace srt::plan_detail {
@@ -25,7 +26,7 @@ std::optional<TelemetryPlan> telemetry_plan(const Recipe& r, const Profile& p) {
   return t;
 }
 
-Process make_gpu_exporter(const TelemetryPlan& t, const PlanNode& node, NodePorts& ports) {
+Process make_gpu_exporter(const TelemetryPlan& t, const PlanNode& node, NodePorts& ports, const Profile& profile) {
   ports.claim(t.exporter.port, "the GPU exporter's port (telemetry)");
   Process e;
   e.name = "gpu-exporter:" + std::to_string(node.index);
@@ -35,7 +36,7 @@ Process make_gpu_exporter(const TelemetryPlan& t, const PlanNode& node, NodePort
   e.node = node.name;
   e.step_name = "gpu_exporter_" + std::to_string(node.index);
   e.ports.metrics = {t.exporter.port};
-  e.argv = gpu_exporter_argv(t.exporter);
+  e.argv = gpu_exporter_argv(t.exporter, listen_host(profile, node.address));
   e.readiness = {"http", t.exporter.port, "/metrics"};
   e.log_file = node.name + "_gpu_exporter.out";
   // A dead exporter costs the measurement, not the benchmark: the manifest says so, and only

@@ -222,7 +222,7 @@ Plan make_plan(const Recipe& recipe, const Profile& profile, const PlanInputs& i
   if (std::optional<TelemetryPlan> t = telemetry_plan(recipe, profile)) {
     for (auto& node : plan.nodes) {
       if (!has_worker(node.index)) continue;
-      plan.processes.push_back(make_gpu_exporter(*t, node, ports[std::size_t(node.index)]));
+      plan.processes.push_back(make_gpu_exporter(*t, node, ports[std::size_t(node.index)], profile));
       node.roles.push_back(plan.processes.back().name);
     }
     plan.telemetry = std::move(t);

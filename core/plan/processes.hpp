@@ -56,7 +56,7 @@ Process make_kv_relay(const Endpoint& e, const PlanNode& node, NodePorts& ports)
 // The job's telemetry when the recipe enables it (throws when there is no exporter to run), and
 // its exporter on one worker node, whose fixed port it claims there.
 std::optional<TelemetryPlan> telemetry_plan(const Recipe& r, const Profile& p);
-Process make_gpu_exporter(const TelemetryPlan& t, const PlanNode& node, NodePorts& ports);
+Process make_gpu_exporter(const TelemetryPlan& t, const PlanNode& node, NodePorts& ports, const Profile& profile);
 // The recipe's generic services, one process per placed node (services.cpp), each readiness port
 // claimed on its node: called before the workers' ports are handed out. Their environment is
 // set once the job's is known (make_plan).

@@ -1,6 +1,7 @@
 // srt/mount_policy.hpp.
 #include "srt/mount_policy.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "srt/error.hpp"
@@ -21,6 +22,25 @@ bool same_or_below(const std::string& path, const std::string& prefix) {
   return path == p || (path.rfind(p, 0) == 0 && path[p.size()] == '/');
 }
 
+// `path` (absolute, without "..") with every empty and "." component dropped.
+std::string lexical_canonical(const std::string& path) {
+  std::string out;
+  for (std::size_t at = 0; at < path.size();) {
+    const std::size_t end = std::min(path.find('/', at), path.size());
+    const std::string part = path.substr(at, end - at);
+    if (!part.empty() && part != ".") out += "/" + part;
+    at = end + 1;
+  }
+  return out.empty() ? "/" : out;
+}
+
+// An srun option's name as srun reads it: dashes dropped, '_' as '-'.
+std::string option_name(const std::string& key) {
+  std::string k = key.substr(std::min(key.find_first_not_of('-'), key.size()));
+  std::replace(k.begin(), k.end(), '_', '-');
+  return k;
+}
+
 }  // namespace
 
 std::string recipe_mount_refusal(std::string host, const Profile& profile) {
@@ -29,6 +49,10 @@ std::string recipe_mount_refusal(std::string host, const Profile& profile) {
   if (("/" + host + "/").find("/../") != std::string::npos)
     return "the host path '" + host + "' has a '..' component";
   while (host.size() > 1 && host.back() == '/') host.pop_back();
+  // Compared as written, so only the canonical spelling is read: '/./dev' or '//dev/sda' is
+  // /dev to the kernel, and '/it-share//results' the results root.
+  if (const std::string canonical = lexical_canonical(host); canonical != host)
+    return "the host path '" + host + "' is not in canonical form (write '" + canonical + "')";
   if (same_or_below(host, "/dev"))
     return "the host path '" + host + "' is a device: devices come only from the cluster profile (gpu_devices, "
            "default_mounts, rdma_mounts), never from a recipe";
@@ -66,6 +90,24 @@ void check_recipe_mounts(const Recipe& recipe, const Profile& profile) {
     if (std::string why = recipe_mount_refusal(spec.substr(0, spec.find(':')), profile); !why.empty())
       problems.push_back(recipe.source.at(index_path("extra_mount", i), why, kHint));
   }
+  // pyxis's --container-mounts=SRC:DST[:FLAGS][,...] given as an srun option is a mount as well:
+  // the recipe's, each role's and each service's.
+  const auto srun_mounts = [&](const EnvList& options, const std::string& parent) {
+    for (const auto& [key, value] : options) {
+      if (option_name(key) != "container-mounts") continue;
+      for (std::size_t at = 0; at <= value.size();) {
+        const std::size_t end = std::min(value.find(',', at), value.size());
+        const std::string spec = value.substr(at, end - at);
+        if (std::string why = recipe_mount_refusal(spec.substr(0, spec.find(':')), profile); !why.empty())
+          problems.push_back(recipe.source.at(join_path(parent, key), why, kHint));
+        at = end + 1;
+      }
+    }
+  };
+  srun_mounts(recipe.srun_options, "srun_options");
+  for (const auto& [role, options] : recipe.per_role.srun_options) srun_mounts(options, "roles." + role + ".srun_options");
+  for (std::size_t i = 0; i < recipe.services.size(); ++i)
+    srun_mounts(recipe.services[i].srun_options, index_path("services", i) + ".srun_options");
   if (!problems.empty()) throw Error(std::move(problems));
 }
 

@@ -200,10 +200,16 @@ std::string gpu_exporter_command_problem(const std::string& command) {
   return std::string("holds '") + rest[bad] + "', which a shell would read: the command runs as plain words, no shell";
 }
 
-std::vector<std::string> gpu_exporter_argv(const GpuExporter& e) {
+std::vector<std::string> gpu_exporter_argv(const GpuExporter& e, const std::string& listen_host) {
   std::string command = e.command;
-  // srtctl's built-in DCGM command (src/srtctl/cli/mixins/telemetry_stage.py): 100 ms sampling.
-  if (command.empty() && e.kind == "dcgm") command = "dcgm-exporter --collect-interval=100 --address :{port}";
+  // srtctl's built-in DCGM command (src/srtctl/cli/mixins/telemetry_stage.py): 100 ms sampling,
+  // on the node's data-network address only (srtctl's ":{port}" is every interface).
+  // Go's listen address (dcgm-exporter's -a): an IPv6 literal goes in brackets.
+  const std::string host = listen_host == "0.0.0.0" ? ""
+                           : listen_host.find(':') != std::string::npos ? "[" + listen_host + "]"
+                                                                        : listen_host;
+  if (command.empty() && e.kind == "dcgm")
+    command = "dcgm-exporter --collect-interval=100 --address " + host + ":{port}";
   if (const std::string problem = gpu_exporter_command_problem(command); !problem.empty())
     fail("the GPU exporter's command '" + command + "' " + problem,
          "put what needs a shell in a script in the image and name the script");

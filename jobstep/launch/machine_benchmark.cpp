@@ -149,6 +149,9 @@ void Launch::run_whole_sweep(const Process& bench) {
 // point whose step fails or whose result is invalid. By default the sweep stops there and the
 // rest is not run: after a stall the engines are suspect, and after a failure the recipe's own
 // loop (`set -e`, as srtctl runs it) would have stopped too. --stall-policy continue goes on.
+// A point another client's requests reached (contaminated) is recorded as such and the sweep
+// goes on whatever the policy: nothing of the job failed, and one stranger's request must not end
+// a multi-hour run (the job still ends failed: that point's result is not the benchmark's own).
 // A worker or the router ending, or a signal, still ends everything at once (check()).
 void Launch::run_points() {
   points_ = sweep_points(job_.plan, job_.points);
@@ -156,7 +159,8 @@ void Launch::run_points() {
   for (const auto& pt : points_) grid += " c" + std::to_string(pt.concurrency);
   console_.line("benchmark: one step per point (the command reads " + std::string(kBenchmarkPointsVariable) + "):" + grid +
                 "; after a stalled or failed point the sweep " + (options_.stall_continue ? "goes on" : "stops") +
-                " (--stall-policy " + (options_.stall_continue ? "continue" : "stop") + ")");
+                " (--stall-policy " + (options_.stall_continue ? "continue" : "stop") +
+                "), after one another client reached it goes on");
   audit_start();
   std::string not_run;  // set once the sweep stops early: why the rest is not run
   for (auto& pt : points_) {
@@ -208,7 +212,8 @@ void Launch::run_points() {
                   (pt.state == "ok" ? "ok, " + std::to_string(r.completed) + " completed" : pt.state + ": " + pt.reason));
     if (pt.state != "ok") {
       console_.tail(*job_.logs, pt.process.log_file, kTailLines);
-      if (!options_.stall_continue) not_run = "the sweep stopped after " + tag + " failed (--stall-policy continue goes on)";
+      if (!options_.stall_continue && pt.state != "contaminated")
+        not_run = "the sweep stopped after " + tag + " failed (--stall-policy continue goes on)";
     }
   }
   write_status(job_, steps_, outcome_, timings_, started_unix_, points_);

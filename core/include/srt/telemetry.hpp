@@ -71,11 +71,13 @@ inline constexpr const char* kMissingGpuExporterFix =
     "ROCm's device-metrics-exporter) or ask the cluster's admin for a default_gpu_exporter";
 
 // The exporter's argv: `command` split at spaces and tabs, with each "{port}" replaced by the
-// port; a dcgm exporter without a command runs srtctl's dcgm-exporter command on the port.
+// port; a dcgm exporter without a command runs srtctl's dcgm-exporter command on the port, bound
+// to `listen_host` (the node's data-network address, srt/data_network.hpp listen_host; "0.0.0.0"
+// or "" for every interface), not every interface as srtctl's ":{port}" binds it.
 // `binary`, when set, is argv[0] and `command` its arguments. Throws srt::Error when the command
 // holds what a shell would read (gpu_exporter_command_problem): srtctl shlex-splits it, and
 // srt-spank refuses rather than guess.
-std::vector<std::string> gpu_exporter_argv(const GpuExporter& e);
+std::vector<std::string> gpu_exporter_argv(const GpuExporter& e, const std::string& listen_host);
 
 // Why `command` cannot run as plain words ("" when it can): it holds a character a shell would
 // read (quotes, $, ;, ...), which srt-spank does not interpret.

@@ -19,7 +19,8 @@
 #   stall       the first point makes no progress: failed (stall) after --stall-timeout
 #   stall5xx    the same while the router answers 503s all along: errors are not progress (M3)
 #   contaminated  another client's 5 completions served through the router while c4 runs: the
-#               router counted 107 requests and the benchmark sent 102: c4 contaminated (M3)
+#               router counted 107 requests and the benchmark sent 102: c4 contaminated (M3),
+#               and the sweep goes on to c128
 #   signal      TERM to the launcher during the benchmark: cancelled, every step stopped
 #   timeout     USR1 to the launcher (sbatch --signal=B:USR1): timeout
 #   timeout-deadline  the same with --grace 300: the grace shrinks to what leaves the log archives
@@ -371,7 +372,8 @@ PY
     expect 1 failed benchmark "" "^benchmark: "
     grep -q "benchmark c4: contaminated: the router's mesh_http_requests_total.* grew by 107 during the point, and the benchmark sent 102 (100 measured, 2 warm-up) and completed 100: 5 request(s) came from another client" \
       "$work/out" || fail "the console does not say c4 was contaminated, and by how many"
-    [[ "$(points)" == "$(rest_not_run contaminated)" ]] || fail "points: $(points)"
+    # Recorded, and the sweep goes on: a stranger's request is not the job's failure.
+    [[ "$(points)" == "c4=contaminated c8=ok c16=ok c32=ok c64=ok c128=ok" ]] || fail "points: $(points)"
     /usr/bin/python3 - "$status" <<'PY' || fail "status.json's c4: $(cat "$status")"
 import json, sys
 p = json.load(open(sys.argv[1]))["benchmark_points"]["4"]

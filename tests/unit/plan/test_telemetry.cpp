@@ -51,7 +51,10 @@ TEST_CASE("telemetry: a custom exporter keeps only what it writes, a dcgm one DC
   const srt::GpuExporter dcgm = srt::read_gpu_exporter(srt::Json::parse(R"({"container_image": "d", "port": 9401})"));
   CHECK(dcgm.index_label == "gpu");
   CHECK(dcgm.power_metric == "DCGM_FI_DEV_POWER_USAGE");
-  CHECK(srt::gpu_exporter_argv(dcgm) ==
+  // Bound to the node's data-network address, not every interface as srtctl's ":{port}".
+  CHECK(srt::gpu_exporter_argv(dcgm, "10.1.0.2") ==
+        std::vector<std::string>{"dcgm-exporter", "--collect-interval=100", "--address", "10.1.0.2:9401"});
+  CHECK(srt::gpu_exporter_argv(dcgm, "0.0.0.0") ==
         std::vector<std::string>{"dcgm-exporter", "--collect-interval=100", "--address", ":9401"});
 }
 
@@ -59,16 +62,16 @@ TEST_CASE("telemetry: the command runs as plain words with {port} replaced, and 
   srt::GpuExporter e;
   e.port = 9500;
   e.command = "python3  /srtctl-runtime/amd_smi_exporter.py --port {port} --listen=:{port}";
-  CHECK(srt::gpu_exporter_argv(e) == std::vector<std::string>{"python3", "/srtctl-runtime/amd_smi_exporter.py",
+  CHECK(srt::gpu_exporter_argv(e, "10.1.0.2") == std::vector<std::string>{"python3", "/srtctl-runtime/amd_smi_exporter.py",
                                                                "--port", "9500", "--listen=:9500"});
   e.binary = "/opt/exporter/bin/gpu-exporter";
   e.command = "--port {port}";
-  CHECK(srt::gpu_exporter_argv(e) == std::vector<std::string>{"/opt/exporter/bin/gpu-exporter", "--port", "9500"});
+  CHECK(srt::gpu_exporter_argv(e, "10.1.0.2") == std::vector<std::string>{"/opt/exporter/bin/gpu-exporter", "--port", "9500"});
   for (const char* bad : {"run.sh 'a b'", "run.sh $HOME", "a; b", "a && b", "a > log", "a `b`"}) {
     CAPTURE(bad);
     CHECK_FALSE(srt::gpu_exporter_command_problem(bad).empty());
     e.command = bad;
-    CHECK_THROWS_AS(srt::gpu_exporter_argv(e), srt::Error);
+    CHECK_THROWS_AS(srt::gpu_exporter_argv(e, "10.1.0.2"), srt::Error);
   }
 }
 

@@ -77,3 +77,24 @@ TEST_CASE("H1: a rootful docker is refused unless the profile trusts its users a
     CHECK_FALSE(srt::runtime_gives_users_root(other));
   }
 }
+
+TEST_CASE("a mount is read only in its canonical spelling", "[mount_policy]") {
+  // Each of these is /dev, /etc or the results root to the kernel; compared as written they were not.
+  for (const char* host : {"/./dev/sda", "//dev/sda", "/data/./../etc", "/it-share//results", "/etc/.", "/data//models"}) {
+    INFO(host);
+    const std::string why = srt::recipe_mount_refusal(host, profile());
+    CHECK_FALSE(why.empty());
+  }
+  CHECK_THAT(srt::recipe_mount_refusal("//dev/sda", profile()), Catch::Contains("not in canonical form (write '/dev/sda')"));
+  CHECK_THAT(srt::recipe_mount_refusal("/data//models", profile()), Catch::Contains("write '/data/models'"));
+  CHECK(srt::recipe_mount_refusal("/data/models/", profile()).empty());
+}
+
+TEST_CASE("pyxis's container-mounts among srun_options goes through the same policy", "[mount_policy]") {
+  const std::string why = refusal("srun_options: {container-mounts: \"/data:/data,/etc:/host-etc:ro\"}\n");
+  CHECK_THAT(why, Catch::Contains("srun_options.container-mounts"));
+  CHECK_THAT(why, Catch::Contains("under the node's system directory /etc"));
+  CHECK_THAT(refusal("srun_options: {container_mounts: \"//dev/sda:/disk\"}\n"), Catch::Contains("not in canonical form"));
+  CHECK(refusal("srun_options: {container-mounts: \"/data:/data,/models:/models:ro\"}\n").empty());
+  CHECK(refusal("srun_options: {container-image: /etc/image.sqsh}\n").empty());
+}
