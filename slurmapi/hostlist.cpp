@@ -32,8 +32,8 @@ std::vector<std::string> expand_hostlist(const std::string& hostlist, std::size_
   if (!hl) fail("cannot read the node list '" + hostlist + "'", "use Slurm's form, e.g. 'mi355x-[01-03]'");
   const int count = slurm_hostlist_count(hl.get());
   if (count > 0 && std::size_t(count) > max_hosts)
-    fail("the node list '" + hostlist.substr(0, 120) + "' names " + std::to_string(count) + " hosts, more than the " +
-         std::to_string(max_hosts) + " this job has");
+    fail("the node list '" + hostlist.substr(0, 120) + "' names " + std::to_string(count) + " hosts; at most " +
+         std::to_string(max_hosts) + " are read here");
   std::vector<std::string> out;
   while (char* host = slurm_hostlist_shift(hl.get())) {
     out.emplace_back(host);

@@ -4,6 +4,7 @@
 // fails the job with the reason on its stderr.
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -23,6 +24,7 @@ extern "C" {
 #include "srt/error.hpp"
 #include "srt/files.hpp"
 #include "srt/job_plan.hpp"
+#include "srt/limits.hpp"
 #include "srt/rdma_sysfs.hpp"
 #include "srt/snapshot.hpp"
 #include "srt/topology.hpp"
@@ -79,11 +81,19 @@ T item(spank_t sp, spank_item_t what, const char* name) {
 }
 
 // The list is read from the job's environment, which the user writes: it is expanded only up to
-// the job's node count as Slurm itself gives it (S_JOB_NNODES), never as large as the text says.
-std::vector<std::string> node_list(spank_t sp, const char* var) {
+// the node count Slurm itself gives the step (S_JOB_NNODES), and never past kMaxJobNodes
+// (srt/limits.hpp), however many hosts the text names. The batch step's slurmstepd is given no
+// count (0, Slurm 22.05): there the stated limit alone bounds the job's list, and the Plan then
+// refuses a list longer than the job it planned.
+std::vector<std::string> node_list(spank_t sp, const char* var, bool step_list) {
   const std::string value = job_getenv(sp, var);
   if (value.find_first_not_of(" ,\t\n") == std::string::npos) fail(std::string("Slurm gave this step no ") + var);
-  return slurmapi::expand_hostlist(value, item<uint32_t>(sp, S_JOB_NNODES, "the job's node count"));
+  std::size_t bound = kMaxJobNodes;
+  if (step_list) {
+    const uint32_t nodes = item<uint32_t>(sp, S_JOB_NNODES, "the step's node count");
+    if (nodes > 0) bound = std::min<std::size_t>(bound, nodes);
+  }
+  return slurmapi::expand_hostlist(value, bound);
 }
 
 void set_step_environment(spank_t sp, const srt_loader_state& state) {
@@ -96,10 +106,10 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
   const uint32_t step_id = item<uint32_t>(sp, S_JOB_STEPID, "the step id");
   if (step_id == SLURM_EXTERN_CONT) return;  // no tasks run there
 
-  const std::vector<std::string> job_nodes = node_list(sp, "SLURM_JOB_NODELIST");
+  const std::vector<std::string> job_nodes = node_list(sp, "SLURM_JOB_NODELIST", false);
   const bool batch = step_id == SLURM_BATCH_SCRIPT;
   JobFacts facts;
-  facts.this_node = step_node_name(job_nodes, batch, batch ? std::vector<std::string>{} : node_list(sp, "SLURM_STEP_NODELIST"),
+  facts.this_node = step_node_name(job_nodes, batch, batch ? std::vector<std::string>{} : node_list(sp, "SLURM_STEP_NODELIST", true),
                                    batch ? 0 : item<uint32_t>(sp, S_JOB_NODEID, "this node's index in the step"));
   const std::string& here = facts.this_node;
   check_snapshot_package(snap, kPackageVersion, "node " + here);

@@ -16,6 +16,9 @@ namespace srt {
 // Plan the benchmarks build (tests/bench).
 inline constexpr int kMaxRoleNodes = 4096;
 inline constexpr int kMaxRoleWorkers = 4096;
+// Nodes of one job: every role's nodes and the infrastructure node. slurmstepd expands no node
+// list from the job's environment past this (nor past the step's node count, where Slurm gives one).
+inline constexpr int kMaxJobNodes = 2 * kMaxRoleNodes + 1;
 // GPUs of one endpoint: an endpoint spans at most kMaxRoleNodes nodes of at most 64 GPUs.
 inline constexpr int kMaxEndpointGpus = 8192;
 // Each parallel size of an engine (tensor, data, pipeline, prefill-context, expert).
