@@ -84,8 +84,10 @@ sys::Child Launch::spawn_logged(const std::vector<std::string>& argv, const EnvL
   try {
     out = job_.logs->append_file(log);
   } catch (const Error& e) {
-    // Only code of this job writes there: a container did it (the directory is the launcher's).
-    throw failed(Cause::image, std::string(e.what()) + ": a container of this job put it there; the step was not started");
+    // Only code of this job writes there: a container did it (the directory is the launcher's
+    // own). The finding without SafeDir's remedy, which is for a planted results root.
+    const std::string what = e.diagnostics().empty() ? e.what() : e.diagnostics().front().message;
+    throw failed(Cause::image, what + ": a container of this job put it there; its step was not started");
   }
   return sys::Child::spawn(argv, env, unset, out.get());
 }

@@ -47,6 +47,7 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "vllm-tp4|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_tp4_c1"
     "vllm-dep8|test-launch-agentx.sh|recipes/lab/dsv4/vllm/mi355x-fp4/agentic/agg.yaml:override_dep8_c64"
     "setup-fail|test-launch-setup-fail.sh|"
+    "planted-logs|test-launch-planted-logs.sh|"
     "host-setup|test-launch-host-setup.sh|"
     "services|test-launch-services.sh|"
     "power|test-launch-power.sh|"
@@ -81,7 +82,9 @@ if(TARGET spank_srt AND TARGET srt_spank_impl)
     "podman-launcher|test-launch-containers.sh|launcher"
     "podman-unresolvable|test-launch-containers.sh|unresolvable"
     "podman-rootless|test-launch-containers.sh|rootless"
-    "docker-launcher|test-launch-containers.sh|docker-launcher")
+    "docker-launcher|test-launch-containers.sh|docker-launcher"
+    "podman-planted-logs|test-launch-containers.sh|planted"
+    "docker-planted-logs|test-launch-containers.sh|docker-planted")
   foreach(entry IN LISTS _launch_tests)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 name)

@@ -17,6 +17,8 @@
 #              down, no TERM reaches a container, the containers live on, and the lab's Epilog
 #              (srt-epilog) removes them
 #   docker-launcher  the same with docker
+#   planted    a container plants links at every log name (test-launch-planted-logs.sh): none is
+#              followed; docker-planted the same with docker
 #   unresolvable  an image name podman cannot resolve: preflight stops the job, and its one-line
 #              reason carries podman's own words, each role once and the log folder once
 #   rootless   the non-root lab user's job under rootless podman (the containers live in that
@@ -28,7 +30,7 @@ set -euo pipefail
 # shellcheck source=launch-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/launch-lib.sh"
 launch_test_init "${1:-}"
-case=${2:?usage: test-launch-containers.sh BASE run|docker|scancel|timelimit|killed|launcher|docker-launcher|rootless}
+case=${2:?usage: test-launch-containers.sh BASE run|docker|scancel|timelimit|killed|launcher|docker-launcher|rootless|planted|docker-planted}
 here=$(dirname "${BASH_SOURCE[0]}")
 if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then echo "SKIP: podman or runc is not installed"; exit 77; fi
 [[ -x "$LAB_BASE/etc/epilog" ]] || lab_fail "the lab has no Epilog (lab-start.sh --epilog)"
@@ -112,6 +114,7 @@ t0=$(lab_now)
 case $case in
   run) run_lab_test test-launch-run.sh recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-2p1d-dpa-tp8.yaml ;;
   docker) run_lab_test test-launch-run.sh recipes/lab/dsv4/atom/mi355x-fp4/8k1k/disagg-1p1d-tp8.yaml ;;
+  planted|docker-planted) run_lab_test test-launch-planted-logs.sh ;;
   scancel) run_lab_test test-launch-scancel.sh ;;
   timelimit) run_lab_test test-launch-timelimit.sh ;;
   killed) run_lab_test test-launch-killed.sh ;;
