@@ -99,7 +99,7 @@ ContainerSpec container_spec(const Recipe& r, const Profile& p, const Process& p
   std::vector<Mount>& m = c.mounts;
   add(m, {job_directory(p, job_id) + "/logs", "/logs", false});
   // Its own directory only (where the recipes write, /results/$SLURM_JOB_ID): the whole root
-  // would let a root container make the next job's directory (docs/security.md H1).
+  // would let a root container make the next job's directory (docs/security.md "Containers").
   const std::string own = std::to_string(job_id);
   add(m, {p.results_root + "/" + own, "/results/" + own, false});
   // The Plan passes a local model by its host path (model_argument), so it appears there.

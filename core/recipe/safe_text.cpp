@@ -2,7 +2,7 @@
 // sbatch's argv (--KEY=VALUE), process environments (NAME=VALUE), pyxis's --container-mounts
 // (SRC:DST[:FLAGS],...) and file names (the recipe's name is the prefix of InferenceX's result
 // copies). Refused at validate with the key path and what to write instead, so `plan` shows
-// exactly what runs (docs/security.md "Recipe keys, names and paths": an empty srun_options key
+// exactly what runs (docs/security.md "Recipes and snapshots": an empty srun_options key
 // became a bare `--`, and sbatch then took --signal=... as its script; a ',' in a mount path added
 // a mount).
 #include <cctype>

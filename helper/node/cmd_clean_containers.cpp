@@ -8,11 +8,17 @@
 // Containers are found by the labels srt-exec gives them (srt.job=JOB, srt.node=NODE), never by
 // name alone.
 // Exit 0: none of the job's left (or the runtime is not podman/docker, or not installed here);
-// 1: some could not be removed; 2: usage; 3: the runtime could not list them.
+// 1: some could not be removed; 2: usage; 3: the runtime could not list them. Only the node's own
+// store counts: what is left in a job user's rootless store is logged, and never drains the node.
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -98,6 +104,15 @@ int clean_store(const std::vector<std::string>& runtime, const std::string& show
   return 0;
 }
 
+// A transient systemd scope's unit name for the job user's pass, "" where systemd is not the
+// init system (sd_booted(3): /run/systemd/system) or systemd-run is not installed.
+std::string transient_scope_unit(const std::string& job, long uid) {
+  struct stat st {};
+  if (::stat("/run/systemd/system", &st) != 0 || !S_ISDIR(st.st_mode)) return "";
+  if (sys::find_program("systemd-run").empty() || sys::find_program("systemctl").empty()) return "";
+  return "srt-epilog-" + job + "-" + std::to_string(uid) + "-" + std::to_string(::getpid());
+}
+
 }  // namespace
 
 void add_clean_containers(CLI::App& app) {
@@ -156,18 +171,40 @@ void add_clean_containers(CLI::App& app) {
     // The program found is the one run (an Epilog has no PATH of its own to search again).
     runtime.front() = program;
     exit_code = clean_store(runtime, program, a->job, node, only, "");
-    // Rootless podman: the job user's own store too (job_user_store.hpp).
+    // Rootless podman: the job user's own store too (job_user_store.hpp), with the admin's
+    // configuration, in a scope of its own that is killed afterwards where systemd runs (nothing
+    // the user's podman leaves, conmon included, outlives the Epilog). What is left there is the
+    // user's to remove and is logged: the node is not drained for it (the Epilog's exit stays
+    // what the node's own store decided).
     if (const long uid = job_user_store_uid(); uid > 0 && program.size() >= 6 &&
                                                program.compare(program.size() - 6, 6, "podman") == 0) {
       std::string why;
-      const std::vector<std::string> as_user = as_job_user(runtime, uid_t(uid), why);
+      AdminContainersConf conf = admin_containers_conf();
+      std::optional<EpilogStorageConf> written;
+      if (conf.storage_conf.empty()) {
+        const passwd* pw = ::getpwuid(uid_t(uid));
+        written.emplace(pw && pw->pw_dir ? user_store(uid_t(uid), pw->pw_dir).driver : std::string());
+        conf.storage_conf = written->path();
+      }
+      std::vector<std::string> as_user = as_job_user(runtime, uid_t(uid), conf, why);
       const std::string store = " in uid " + std::to_string(uid) + "'s store";
+      const std::string scope = transient_scope_unit(a->job, uid);
+      if (!scope.empty() && !as_user.empty())
+        as_user.insert(as_user.begin(), {sys::find_program("systemd-run"), "--scope", "--quiet", "--collect",
+                                         "--unit=" + scope, "--"});
       const int rc = as_user.empty() ? 3 : clean_store(as_user, program, a->job, node, only, store);
+      if (!scope.empty()) {
+        int ignored = 0;
+        (void)sys::run_capture({sys::find_program("systemctl"), "kill", "--signal=SIGKILL", scope + ".scope"}, 10,
+                               &ignored, true);
+      }
       if (as_user.empty())
         std::printf("clean-containers: node %s: cannot ask the containers of job %s%s: %s\n", node.c_str(),
                     a->job.c_str(), store.c_str(), why.c_str());
-      if (rc == 1 || exit_code == 1) exit_code = 1;
-      else if (rc == 3) exit_code = 3;
+      if (rc != 0)
+        std::printf("clean-containers: node %s: job %s: what is left%s is the user's own to remove; the node stays "
+                    "in service\n",
+                    node.c_str(), a->job.c_str(), store.c_str());
     }
   });
 }

@@ -82,7 +82,7 @@ std::vector<std::string> run_prefix(const Job& job, const Process& p, const std:
   a.push_back(container_runtime_name(job.profile.container_runtime));
   a.insert(a.end(), job.profile.container_runtime_args.begin(), job.profile.container_runtime_args.end());
   // No capabilities and no setuid gains: an image that runs as root stays a root without the
-  // kernel's privileges (mount, raw devices, ptrace of the host's processes); docs/security.md H1.
+  // kernel's privileges (mount, raw devices, ptrace of the host's processes); docs/security.md "Containers".
   a.insert(a.end(), {"run", "--rm", "--init", "--label", "srt.process=" + p.name, "--network", "host", "--ipc",
                      "host", "--group-add", "video", "--cap-drop", "ALL", "--security-opt", "no-new-privileges"});
   for (const auto& m : mounts)

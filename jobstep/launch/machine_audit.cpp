@@ -1,4 +1,4 @@
-// Whose requests each benchmark point measured (srt/point_audit.hpp, docs/security.md M3): the
+// Whose requests each benchmark point measured (srt/point_audit.hpp, docs/security.md "The network"): the
 // router's count of completion requests (or, without a router, the serving workers' finished
 // requests) read before and after the point, against the benchmark's result and the warm-ups
 // its log says it sent.

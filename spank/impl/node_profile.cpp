@@ -1,6 +1,6 @@
-// The profile a node plans with: its own file's meaning, never the snapshot's (docs/security.md,
-// L4). The snapshot is the job user's environment: a user who re-encodes it with the node's true
-// digest and another document would otherwise have that document planned.
+// The profile a node plans with: its own file's meaning, never the snapshot's (docs/security.md
+// "Recipes and snapshots"). The snapshot is the job user's environment: a user who re-encodes it
+// with the node's true digest and another document would otherwise have that document planned.
 #include <dlfcn.h>
 
 #include <cstdlib>

@@ -119,7 +119,7 @@ rm -rf "$cmp_dir"
 section "the plugin on a real 3-node lab (netns), $runs runs per variant"
 trap '"$SRC/tests/cluster/lab-stop.sh" --base "$base" --port "$port" --quiet || true' EXIT
 # SRT_HELPER: lab-profile.sh fills BASE/cache as root does on a node (this boot's topology and the
-# profile's parsed copy, which slurmstepd plans with: docs/security.md L4).
+# profile's parsed copy, which slurmstepd plans with: docs/security.md "Recipes and snapshots").
 SRT_HELPER=$helper "$SRC/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode netns --nodes 3 --srt-profile \
   --timeout 60 >/dev/null
 # No topology= argument: the nodes read the per-boot cache, as on a cluster. (The lab grants GPUs

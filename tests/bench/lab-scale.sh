@@ -38,7 +38,7 @@ trap '"$SRC/tests/cluster/lab-stop.sh" --base "$base" --port "$port" --quiet || 
 t0=$(date +%s.%N)
 # multi: every slurmd in this host's namespaces (the netns mode's bridge and namespaces per node
 # would measure the lab, not the plugin); 1 CPU and 1 GB per node so that N of them fit.
-# SRT_HELPER: lab-profile.sh fills BASE/cache as root does on a node (docs/security.md L4).
+# SRT_HELPER: lab-profile.sh fills BASE/cache as root does on a node (docs/security.md "Recipes and snapshots").
 SRT_HELPER=$build/helper/srt-helper "$SRC/tests/cluster/lab-start.sh" --base "$base" --port "$port" --mode multi \
   --nodes "$nodes" --cpus 1 --mem 1000 --srt-profile --timeout 300 > /dev/null
 echo "lab of $nodes nodes (multi-slurmd) up in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

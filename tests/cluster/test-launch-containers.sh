@@ -23,7 +23,7 @@
 #              reason carries podman's own words, each role once and the log folder once
 #   rootless   the non-root lab user's job under rootless podman (the containers live in that
 #              user's own store, which root's `podman ps` does not show), scancelled mid-sweep:
-#              the Epilog, as root, removes them from the user's store (docs/security.md M1); with
+#              the Epilog, as root, removes them from the user's store (docs/security.md "Container runtimes"); with
 #              container_user: job each runs as the user itself, on the host and inside (keep-id)
 # Skips (77) without podman or runc (docker: without dockerd).
 set -euo pipefail

@@ -49,9 +49,9 @@ leftover=$(find "$shared" -name 'srt-mooncake-7-prefill_0.json.*' ! -type l)
 [[ -z "$leftover" ]] || fail "temporary files left: $leftover"
 echo "planted symlink at the topology's name: replaced, not followed"
 
-# L1 (docs/security.md): what srt-exec cannot replace at the name (here a directory; in a sticky
-# /tmp any other user's file) does not stop the worker: the topology goes into a private
-# directory of its own and MC_CUSTOM_TOPO_JSON names it there.
+# docs/security.md "Files other users plant": what srt-exec cannot replace at the name (here a
+# directory; in a sticky /tmp any other user's file) does not stop the worker: the topology goes
+# into a private directory of its own and MC_CUSTOM_TOPO_JSON names it there.
 mkdir "$shared/srt-mooncake-8-decode_0.json"
 out=$(box --bind "$shared" /tmp --setenv MC_CUSTOM_TOPO_JSON /tmp/srt-mooncake-8-decode_0.json \
           --setenv SRT_MOONCAKE_TOPOLOGY '{"hip:2":[["rdma2"],[]]}' /srt-exec -- /target) ||

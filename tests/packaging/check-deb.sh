@@ -38,7 +38,7 @@ grep -q '^  /usr/bin/srt-helper topology --refresh-cache' "$root/DEBIAN/postinst
 grep -q 'systemctl enable --now srt-topology-cache.path' "$root/DEBIAN/postinst" || fail "postinst does not enable srt-topology-cache.path"
 grep -q '^ExecStart=/usr/bin/srt-helper topology --refresh-cache$' "$root/usr/lib/systemd/system/srt-topology-cache.service" ||
   fail "srt-topology-cache.service does not run the installed srt-helper"
-# The profile's parsed copy (docs/security.md L4) follows every edit of the profile.
+# The profile's parsed copy (docs/security.md "Recipes and snapshots") follows every edit of the profile.
 grep -q '^PathChanged=/etc/srt/cluster.yaml$' "$root/usr/lib/systemd/system/srt-topology-cache.path" ||
   fail "srt-topology-cache.path does not watch /etc/srt/cluster.yaml"
 hex=$(sed -n 's/^#define[[:space:]]*SLURM_VERSION_NUMBER[[:space:]]*0x\([0-9a-fA-F]*\).*/\1/p' /usr/include/slurm/slurm_version.h)

@@ -59,7 +59,7 @@ grep -q '^required /usr/lib64/slurm/spank_srt.so profile=/etc/srt/cluster.yaml$'
   fail "srt.conf does not hold the RPM's plugin line"
 grep -q '^ExecStart=/usr/bin/srt-helper topology --refresh-cache$' "$root/usr/lib/systemd/system/srt-topology-cache.service" ||
   fail "srt-topology-cache.service does not run the installed srt-helper"
-# The profile's parsed copy (docs/security.md L4) follows every edit of the profile.
+# The profile's parsed copy (docs/security.md "Recipes and snapshots") follows every edit of the profile.
 grep -q '^PathChanged=/etc/srt/cluster.yaml$' "$root/usr/lib/systemd/system/srt-topology-cache.path" ||
   fail "srt-topology-cache.path does not watch /etc/srt/cluster.yaml"
 grep -aq '/usr/lib64/slurm/srt_spank_impl.so' "$root/usr/lib64/slurm/spank_srt.so" ||

@@ -1,7 +1,7 @@
 // What a recipe may mount into its containers and which container runtimes a profile may use,
-// decided before anything runs (docs/security.md "Container runtimes"). A container whose image
-// runs as root (most serving images) is root over every host path mounted into it: a recipe
-// mount of / or /etc gives its author the node, a device path its disk.
+// decided before anything runs (docs/security.md "Recipes and snapshots", "Container runtimes").
+// A container whose image runs as root (most serving images) is root over every host path
+// mounted into it: a recipe mount of / or /etc gives its author the node, a device path its disk.
 #pragma once
 #include <string>
 

@@ -1,4 +1,4 @@
-// Whose requests a benchmark point measured (docs/security.md, M3). The router's metrics port and
+// Whose requests a benchmark point measured (docs/security.md "The network"). The router's metrics port and
 // the workers' are open to anyone who can reach them (docs/security.md "Listeners"): a stranger's
 // requests served during a point take the engines' time, and the benchmark's numbers then describe
 // a load it did not make. Per point, the launcher compares what the router (or the one serving

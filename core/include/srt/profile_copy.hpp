@@ -1,4 +1,5 @@
-// The node's profile as root read it: the parsed copy a node plans with (docs/security.md, L4).
+// The node's profile as root read it: the parsed copy a node plans with (docs/security.md
+// "Recipes and snapshots").
 //
 // slurmstepd links no YAML parser (docs/performance.md), so it cannot read the node's profile
 // file itself; and the snapshot's copy of the profile is the job user's to rewrite. Root (the

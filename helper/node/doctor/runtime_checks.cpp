@@ -36,7 +36,7 @@ std::string ulimit_given(const std::vector<std::string>& args, const std::string
 // device constraint (cgroup.conf ConstrainDevices) does not reach it, and it gets the profile's
 // gpu_devices whole (/dev/dri: every GPU of the node). Narrowing that to the granted GPUs' render
 // nodes renumbers the GPUs the container sees (ROCr enumerates only those it can open), which
-// every planned GPU index would then have to follow: not done (docs/security.md H1). On a node
+// every planned GPU index would then have to follow: not done (docs/security.md "Shared nodes"). On a node
 // other jobs share, that is other jobs' GPUs.
 void check_gpu_isolation(Report& report, const Profile& profile) {
   if (!runs_per_step_containers(profile.container_runtime)) return;
@@ -82,7 +82,7 @@ void check_container_runtime(Report& report, const Profile& profile) {
     return;
   }
   std::vector<std::string> details = {"binary: " + path, "version: " + version, "runtime: " + info};
-  // Who is root (docs/security.md H1, docs/INSTALL.md "Container runtimes").
+  // Who is root (docs/security.md "Container runtimes", docs/INSTALL.md "Container runtimes").
   const bool rootless = r == ContainerRuntime::podman ? info.find("rootless=true") != std::string::npos
                                                       : info.find("name=rootless") != std::string::npos;
   if (const std::string refused = container_runtime_refusal(profile, rootless); !refused.empty()) {

@@ -40,7 +40,7 @@ TEST_CASE("prometheus_sum skips what does not parse", "[prometheus]") {
   CHECK_FALSE(srt::prometheus_sum("x" + junk, "x"));
 }
 
-// M3 (docs/security.md): the stall watch counts the router's 200 answers only.
+// docs/security.md "The network": the stall watch counts the router's 200 answers only.
 TEST_CASE("prometheus_sum with a label counts only the samples that hold it", "[prometheus]") {
   const std::string mesh =
       "mesh_http_responses_total{status_code=\"200\",error_code=\"\"} 318\n"

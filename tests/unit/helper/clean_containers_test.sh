@@ -39,7 +39,7 @@ if command -v podman >/dev/null; then
 else
   echo "skipped: podman is not installed (scripts/install-deps.sh installs it)"
 fi
-# M1 (docs/security.md): rootless podman keeps a user's containers in that user's store, which
+# docs/security.md "Container runtimes": rootless podman keeps a user's containers in that user's store, which
 # root's `podman ps` does not see. As root in an Epilog (SLURM_JOB_UID set), clean-containers
 # also asks the job user's store, as that user and with nothing of the caller's environment.
 # A stand-in podman shows a container of job 7 only to uid 65534 until that uid removes it.
@@ -50,10 +50,12 @@ if (( EUID == 0 )) && getent passwd 65534 >/dev/null; then
   install -m 666 /dev/null "$tmp/state/calls"  # both uids append to it
   cat >"$tmp/fake/podman" <<SH
 #!/bin/sh
-echo "uid=\$(id -u) \$(env | sort | tr '\n' ' ')" >> $tmp/state/calls
+echo "uid=\$(id -u) groups=\$(id -G) args=\$* \$(env | sort | tr '\n' ' ')" >> $tmp/state/calls
+# The global options before the subcommand (--root DIR --runroot DIR [--storage-driver D]).
+while [ "\${1#--}" != "\$1" ]; do shift 2; done
 case "\$1" in
   ps) [ "\$(id -u)" = 65534 ] && [ ! -e $tmp/state/removed ] && echo "0123456789abcdef srt-7-0" ;;
-  rm) [ "\$(id -u)" = 65534 ] && touch $tmp/state/removed ;;
+  rm) [ "\$(id -u)" = 65534 ] && [ ! -e $tmp/state/survives ] && touch $tmp/state/removed ;;
 esac
 exit 0
 SH
@@ -66,6 +68,24 @@ SH
   else
     echo "as expected: uid 65534's podman ran without the caller's environment"
   fi
+  # Only the admin's configuration: containers.conf(5) reads no other file with CONTAINERS_CONF
+  # set, so a runtime, conmon or hook the user's own containers.conf names never runs here. The
+  # store is named on the command line, and no supplementary group of the user's is kept.
+  user_call=$(grep '^uid=65534 ' "$tmp/state/calls" | head -n1)
+  for want in "CONTAINERS_CONF=/" "CONTAINERS_STORAGE_CONF=/" "args=--root /nonexistent/.local/share/containers/storage "; do
+    if [[ $user_call != *"$want"* ]]; then
+      echo "FAIL: the user's podman ran without '$want': $user_call"; failures=$((failures + 1))
+    fi
+  done
+  if [[ $user_call == *"CONTAINERS_CONF=/nonexistent"* || $user_call == *"XDG_CONFIG_HOME"* ]]; then
+    echo "FAIL: the user's podman was pointed at the user's configuration: $user_call"; failures=$((failures + 1))
+  fi
+  [[ $user_call == *"groups=65534 args="* ]] || { echo "FAIL: supplementary groups kept: $user_call"; failures=$((failures + 1)); }
+  # A container that survives its removal in the user's own store: logged, exit 0, no drain.
+  rm -f "$tmp/state/removed"
+  touch "$tmp/state/survives"
+  expect 0 "job 7: what is left in uid 65534's store is the user's own to remove; the node stays in service" \
+    --job-id 7 --runtime podman --node n1
 else
   echo "skipped: the job user's store case needs root and uid 65534"
 fi

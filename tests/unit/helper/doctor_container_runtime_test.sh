@@ -18,7 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/doctor_lib.sh"
 check() { doctor_expect container-runtime details n1 "$@"; }
 
 check "container_runtime: pyxis" ok "pyxis"
-# A podman/docker container sees every GPU of its node (docs/security.md H1): said where nodes are
+# A podman/docker container sees every GPU of its node (docs/security.md "Shared nodes"): said where nodes are
 # shared; nothing to say for pyxis, whose containers stay in the step's cgroup.
 isolation() { doctor_expect gpu-isolation fix n1 "$@"; }
 isolation "container_runtime: docker

@@ -1,8 +1,8 @@
 #!/bin/bash
-# srt-helper doctor on who is root (docs/security.md): a rootful docker daemon FAILs unless the
-# profile trusts the job users as root (docker_users_are_root), a rootless one passes and says
-# so (H1); the plugstack line passes with every argument the plugin accepts (L8). docker is a
-# stand-in script answering as a rootful or rootless daemon.
+# srt-helper doctor on who is root (docs/security.md "Container runtimes"): a rootful docker
+# daemon FAILs unless the profile trusts the job users as root (docker_users_are_root), a rootless
+# one passes and says so; the plugstack line passes with every argument the plugin accepts.
+# docker is a stand-in script answering as a rootful or rootless daemon.
 #   doctor_security_test.sh SRT_HELPER SOURCE_DIR
 set -uo pipefail
 helper=$1 src=$2

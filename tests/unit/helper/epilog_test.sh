@@ -1,6 +1,6 @@
 #!/bin/bash
 # The shipped Epilog (srt-epilog) as slurmd runs it: `env -i` with only what slurmd gives it, no
-# PATH (docs/security.md M2, L3). A job without the plugin's snapshot is not looked at; an srt
+# PATH (docs/security.md "Container runtimes"). A job without the plugin's snapshot is not looked at; an srt
 # job's runtime is run by the absolute path that was found (a docker only in /usr/local/bin was
 # found there and then run from /bin:/usr/bin); a runtime that cannot list containers does not
 # drain the node; podman with none of the job's answers and exits 0.

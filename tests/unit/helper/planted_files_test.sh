@@ -300,8 +300,9 @@ case_resume() {
   as_attacker cp "$dir/status.json" "$dir/plan.json" "$dir/recipe.yaml" "$forged/"
   refused "a tree the attacker made" "$forged is owned by uid $attacker" "$forged" --profile "$profile"
 
-  # L6 (docs/security.md): a second resume of a tree being resumed would rewrite its status.json
-  # from what it read first; it is refused while the first holds the tree's lock.
+  # docs/security.md "Faults, time limits and reruns": a second resume of a tree being resumed
+  # would rewrite its status.json from what it read first; it is refused while the first holds
+  # the tree's lock.
   # The holder keeps the lock until $work/release exists (at most 60 s).
   as_victim /usr/bin/python3 -c 'import fcntl, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)

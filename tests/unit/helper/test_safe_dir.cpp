@@ -203,8 +203,8 @@ TEST_CASE("only_this_user_writes: our own directory and not a shared one", "[hel
   CHECK_FALSE(srt::helper::only_this_user_writes(tmp / "missing"));
 }
 
-// H1 (docs/security.md): where the profile's runtime gives job users root (a trusted rootful
-// docker), a directory root owns may have been planted by any of them.
+// docs/security.md "Files other users plant": where the profile's runtime gives job users root
+// (a trusted rootful docker), a directory root owns may have been planted by any of them.
 TEST_CASE("H1: a root-owned directory is trusted only where users cannot be root", "[helper][safe_dir]") {
   if (::geteuid() != 0) {
     WARN("skipped: needs root to make a root-owned directory and then be another user");

@@ -5,7 +5,8 @@
 # does: it writes this boot's file world-readable whatever root's umask, removes other boots'
 # files, and refuses a directory others can write. Then another uid's lookup reads the cache, and
 # doctor says whether this boot has one. The same step writes root's parsed copy of the node's
-# profile, which slurmstepd plans with (it never plans with the snapshot's: docs/security.md L4). The refresh's hwloc reads the fixture through
+# profile, which slurmstepd plans with (it never plans with the snapshot's: docs/security.md
+# "Recipes and snapshots"). The refresh's hwloc reads the fixture through
 # HWLOC_XMLFILE, as it would this machine (8 GPUs); the lookups discover this machine itself when
 # there is no cache (srt-helper topology takes HWLOC_XMLFILE as --xml, so they run without it).
 # Usage: topology_cache_test.sh SRT_HELPER SOURCE_DIR   (root: two uids; else skipped, 77)
@@ -69,7 +70,8 @@ line=$(doctor | cache_line || true)
 [[ $line == "ok $file: 8 GPUs, this boot's"* ]] || fail "doctor with this boot's cache: '$line'"
 
 # Doctor on root's copy of the profile slurmstepd plans with, in plugstack.conf's cache_dir=
-# (docs/security.md L4): there, missing after an edit of the profile, refused when not root's.
+# (docs/security.md "Recipes and snapshots"): there, missing after an edit of the profile, refused
+# when not root's.
 printf 'required /nonexistent/spank_srt.so profile=%s cache_dir=%s\n' "$work/profile.yaml" "$cache" > "$work/plugstack.conf"
 copy_line() { "$helper" doctor --plugstack "$work/plugstack.conf" --boot-id "$boot" --json | python3 -c 'import json,sys
 for c in json.load(sys.stdin)["checks"]:

@@ -1,5 +1,5 @@
 // Recipe mounts against the profile, and the container runtimes a profile may use
-// (srt/mount_policy.hpp; docs/security.md H1).
+// (srt/mount_policy.hpp; docs/security.md "Recipes and snapshots", "Container runtimes").
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -296,10 +296,10 @@ TEST_CASE("loader: slurmstepd loads the node side's library, the submit host the
   CHECK(p.job_env["SRT_RECIPE"] == kRecipe);
 }
 
-// L4 (docs/security.md): the snapshot is the job user's environment. A user who re-encodes it
-// with the node's true profile digest and another document had that document planned; now the
-// node plans with its own file: root's parsed copy, else the file read through the submit side's
-// library (srt_profile_copy), which the real srt_spank_node.so dlopens here.
+// docs/security.md "Recipes and snapshots": the snapshot is the job user's environment. A user
+// who re-encodes it with the node's true profile digest and another document had that document
+// planned; now the node plans with its own file: root's parsed copy, else the file read through
+// the submit side's library (srt_profile_copy), which the real srt_spank_node.so dlopens here.
 TEST_CASE("L4: a node plans with its own profile, never the snapshot's: root's copy, else the file itself",
           "[spank][loader]") {
   CleanEnv env;
