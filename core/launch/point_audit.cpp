@@ -16,7 +16,7 @@ std::string point_contamination(const PointAudit& a) {
     return a.counter + " grew by " + whole_count(a.seen) + " during the point, and " + own + ": " +
            whole_count(a.seen - double(sent)) +
            " request(s) came from another client and were served alongside, so the point's numbers "
-           "are not the benchmark's alone (docs/security.md "The network"; keep the job's ports closed to other hosts)";
+           "are not the benchmark's alone (docs/security.md \"The network\"; keep the job's ports closed to other hosts)";
   if (a.seen < double(a.completed))
     return a.counter + " grew by " + whole_count(a.seen) + " during the point, and " + own +
            ": requests the benchmark completed did not go through it (does the benchmark's "

@@ -147,6 +147,12 @@ std::string auto_gid_index(Process& w, const WorkerBinding& b, const std::string
          "): no MC_GID_INDEX, Mooncake detects one itself";
 }
 
+// The pick in a console line when it is not the newest ATOM's (which every line so far assumed).
+std::string pick_shown(const AtomNicPick& pick) {
+  const std::string word = to_string(pick);
+  return word == to_string(newest_atom_nic_pick()) ? std::string() : " (" + word + ")";
+}
+
 std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std::string& host_ip, const Profile& profile,
                                    std::uint64_t job_id) {
   if (!host_ip.empty()) set_env(w.env, "ATOM_HOST_IP", host_ip);
@@ -184,7 +190,7 @@ std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std
   if (atom_guesses_follow_pairing(guesses)) {
     std::string own;
     for (const AtomNicGuess& g : guesses) own += (own.empty() ? "" : ", ") + std::string("GPU ") + std::to_string(g.gpu) + " " + g.guess;
-    return said({where + "each rank opens only its own NIC, as ATOM picks it: " + own});
+    return said({where + "each rank opens only its own NIC, as ATOM picks it" + pick_shown(b.atom_nic_pick) + ": " + own});
   }
   // Otherwise name the paired NICs explicitly: ATOM's pick would open a NIC far from the GPU, or
   // one the node lacks (bnxt_re and mlx5 devices are never picked).
@@ -206,8 +212,16 @@ std::vector<std::string> atom_bind(Process& w, const WorkerBinding& b, const std
   // The same list through ATOM's fallback variable: the launcher renders argv on the head node,
   // which cannot know this node's NICs, while this environment is set on the node itself.
   set_env(w.env, "ATOM_MOONCAKE_IB_DEVICE", join(nics));
-  return said({where + "ATOM's own NIC pick misses the pairing for " + atom_guess_misses(guesses) +
-               "; every rank gets the worker's paired NICs instead (ATOM_MOONCAKE_IB_DEVICE=" + join(nics) + ")"});
+  // Every version of ATOM's connector hands a configured list whole to every rank (none splits
+  // it by rank; docs/design.md "ATOM's NIC choice"), so each rank opens every NIC listed.
+  const std::string why = b.atom_nic_pick.kind == AtomNicPick::Kind::own_nic
+                              ? "ATOM's own NIC pick" + pick_shown(b.atom_nic_pick) + " misses the pairing for " +
+                                    atom_guess_misses(guesses)
+                              : b.atom_nic_pick.kind == AtomNicPick::Kind::every_nic
+                                    ? std::string("the image's ATOM picks no NIC of a rank's own (every-nic)")
+                                    : std::string("preflight could not tell how the image's ATOM picks a rank's NIC");
+  return said({where + why + "; every rank gets the worker's paired NICs instead (ATOM_MOONCAKE_IB_DEVICE=" +
+               join(nics) + ")"});
 }
 
 class AtomEngine final : public EngineAdapter {

@@ -1,4 +1,5 @@
 #include "srt/contract.hpp"
+#include "srt/rdma_nic.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -123,6 +124,7 @@ void bind_step(StepEnvironment& env, const NodeTopology& topo, const NodeGrant& 
            "check resources.gpus_per_node against the node (srt-helper topology)");
   WorkerBinding b = bind_worker(topo, w.gpus, grant.cpus);
   b.roce_gid_index = grant.roce_gid_index;
+  if (const auto pick = parse_atom_nic_pick(grant.atom_nic_pick)) b.atom_nic_pick = *pick;
   std::optional<GpuVisibility> vis;
   if (w.gpus_in_argv) {
     check_argv_gpus(w, grant, profile);

@@ -3,6 +3,7 @@
 // as null: "unknown" is a verdict for identity (identity.cpp), not a value.
 #include "srt/error.hpp"
 #include "srt/preflight.hpp"
+#include "srt/rdma_nic.hpp"
 #include "srt/untrusted_json.hpp"
 
 namespace srt {
@@ -37,6 +38,20 @@ Fingerprint fingerprint_from_probe(const Json& probe, const std::string& where) 
   // A word of the probe's vocabulary, or unknown: the answer comes from inside a user's image.
   if (const std::string nic = text(engine, "rdma_nic_selection"); nic == "all-listed" || nic == "per-rank")
     f.rdma_nic_selection = nic;
+  const Json& nic = part(engine, "rdma_nic");
+  const auto word = [&nic](const char* key, std::initializer_list<const char*> allowed) {
+    const std::string v = text(nic, key);
+    for (const char* a : allowed)
+      if (v == a) return v;
+    return std::string("unknown");
+  };
+  f.nic_nothing_configured = word("nothing_configured", {"own-nic", "every-nic"});
+  f.nic_index = word("index", {"physical", "visible"});
+  f.nic_configured_list = word("configured_list", {"whole", "split"});
+  f.nic_tcp = word("tcp", {"no-device", "device-passed"});
+  f.nic_matched_rails = flag(nic, "matched_rails");
+  f.nic_alternate_hca = flag(nic, "alternate_hca");
+  if (const auto pick = parse_atom_nic_pick(text(nic, "pick"))) f.nic_pick = to_string(*pick);
   const Json& mooncake = part(probe, "mooncake");
   f.mooncake_found = flag(mooncake, "found");
   f.mooncake_error = text(mooncake, "error");
@@ -79,7 +94,11 @@ Json fingerprint_to_json(const Fingerprint& f) {
               {"runtime", f.runtime},
               {"engine", {{"module", f.engine_module}, {"found", f.engine_found}, {"version", or_null(f.engine_version)},
                           {"commit", or_null(f.engine_commit)}, {"kv_events_capability", f.kv_events_capability},
-                          {"rdma_nic_selection", f.rdma_nic_selection}}},
+                          {"rdma_nic_selection", f.rdma_nic_selection},
+                          {"rdma_nic", {{"nothing_configured", f.nic_nothing_configured}, {"index", f.nic_index},
+                                        {"configured_list", f.nic_configured_list}, {"tcp", f.nic_tcp},
+                                        {"matched_rails", f.nic_matched_rails}, {"alternate_hca", f.nic_alternate_hca},
+                                        {"pick", f.nic_pick}}}}},
               {"mooncake", {{"found", f.mooncake_found}, {"version", or_null(f.mooncake_version)}}},
               {"router", {{"command", or_null(f.router_command)}, {"path", or_null(f.router_path)},
                           {"version", or_null(f.router_version)}}},

@@ -100,6 +100,16 @@ std::string common_kv_capability(const std::vector<Fingerprint>& prints) {
   return common.empty() ? "unknown" : common;
 }
 
+std::string common_atom_nic_pick(const std::vector<Fingerprint>& prints) {
+  std::string common;
+  for (const Fingerprint& f : prints) {
+    if (!names_worker(f.role)) continue;
+    if (!common.empty() && common != f.nic_pick) return "unknown";
+    common = f.nic_pick;
+  }
+  return common;
+}
+
 std::string common_rdma_nic_selection(const std::vector<Fingerprint>& prints) {
   std::string common;
   for (const auto& f : prints) {

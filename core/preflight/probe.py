@@ -154,17 +154,8 @@ def names_nic_by_index(node):
     return False
 
 
-def rdma_nic_selection(pkg):
-    """How the image's ATOM gives Mooncake its NICs under RDMA (atom-mooncake-source-facts.md,
-    "RDMA: how a rank picks its NIC" and "ATOM's connector as of late September 2026"):
-    per-rank: the connector can give each rank one NIC of its own, from the rank's GPU: it builds
-    a NIC name from the rank's physical GPU index (rdma<N>, then ionic_<N>, N the rank's entry in
-    the visibility variable: today's _auto_select_ib_device, and the older auto-pick) when nothing
-    is configured, or it takes one entry of a NIC list by the rank's device; a configured list
-    still goes whole to every rank there;
-    all-listed: it only hands the ib_device string (kv-transfer-config, else
-    ATOM_MOONCAKE_IB_DEVICE) whole to TransferEngine.initialize, so every rank opens every NIC
-    listed; unknown: no Mooncake connector found, or it does not read ib_device."""
+def connector_source(pkg):
+    """ATOM's Mooncake connector under `pkg`: (path, source, ast tree), or (None, why, None)."""
     path = os.path.join(pkg, "kv_transfer", "disaggregation", "mooncake", "mooncake_connector.py")
     if not os.path.isfile(path):
         path = None
@@ -173,26 +164,152 @@ def rdma_nic_selection(pkg):
                 path = os.path.join(root, "mooncake_connector.py")
                 break
     if path is None:
-        return "unknown", "no mooncake_connector.py under " + pkg
+        return None, "no mooncake_connector.py under " + pkg, None
     try:
         with open(path, errors="replace") as f:
             source = f.read()
-        tree = ast.parse(source)
+        return path, source, ast.parse(source)
     except (OSError, SyntaxError, ValueError) as e:
-        return "unknown", "%s: %s" % (path, e.__class__.__name__)
-    device_indexed = False
+        return None, "%s: %s" % (path, e.__class__.__name__), None
+
+
+def string_constants(tree):
+    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def nic_families(tree):
+    """The NIC name families the connector builds from an index, in the order its code has them:
+    ["rdma", "ionic_"] for f"rdma{n}" then f"ionic_{n}"."""
+    seen = []
     for n in ast.walk(tree):
-        if isinstance(n, ast.Subscript) and picks_by_device(n.slice):
+        if not names_nic_by_index(n):
+            continue
+        if isinstance(n, ast.JoinedStr):
+            texts = [v.value for v in n.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        elif isinstance(n, ast.BinOp):
+            texts = [n.left.value]
+        else:
+            texts = [n.func.value.value]
+        for t in texts:
+            m = re.match(r"(rdma|ionic_)", t)
+            if m:
+                seen.append(((n.lineno, n.col_offset), m.group(1)))
+    families = []
+    for _where, family in sorted(seen):
+        if family not in families:
+            families.append(family)
+    return families
+
+
+def device_names(tree):
+    """Names bound to the rank's device ordinal: x = torch.cuda.current_device() (or local_rank)."""
+    names = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and picks_by_device(n.value):
+            names.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    return names
+
+
+def physical_index(tree, constants):
+    """True when the connector maps the rank's device ordinal to the GPU's entry in a visibility
+    variable (HIP_/CUDA_/ROCR_VISIBLE_DEVICES split on ","): the number the node wrote for it."""
+    names_visibility = any("VISIBLE_DEVICES" in c for c in constants)
+    ordinals = device_names(tree)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript):
+            idx = set(identifiers(n.slice))
+            if picks_by_device(n.slice) or idx & ordinals:
+                value = [i.lower() for i in identifiers(n.value)]
+                if any(w in NIC_WORDS for i in value for w in i.split("_")):
+                    continue
+                if names_visibility or any("visible" in i for i in value):
+                    return True
+    return False
+
+
+def splits_list_by_rank(tree):
+    """A configured NIC list indexed by the rank's device: ib_devices[current_device()]."""
+    ordinals = device_names(tree)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and (picks_by_device(n.slice) or set(identifiers(n.slice)) & ordinals):
             if any(w in NIC_WORDS for i in identifiers(n.value) for w in i.lower().split("_")):
-                return "per-rank", "%s:%d" % (path, n.lineno)
-            device_indexed = True
-    if "ib_device" not in source:
-        return "unknown", path + " does not read ib_device"
-    if device_indexed:
-        for n in ast.walk(tree):
-            if names_nic_by_index(n):
-                return "per-rank", "%s:%d" % (path, n.lineno)
-    return "all-listed", path
+                return n.lineno
+    return None
+
+
+def tcp_without_device(tree):
+    """Under TCP the connector hands Mooncake no device: a branch on protocol == "tcp" (or
+    != "rdma") that returns "" or an empty list."""
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.If):
+            continue
+        consts = [c.value.lower() for c in ast.walk(n.test) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+        ops = [type(op) for c in ast.walk(n.test) if isinstance(c, ast.Compare) for op in c.ops]
+        # protocol == "tcp", or protocol != "rdma" (every transport but RDMA)
+        if not ("tcp" in consts and ast.Eq in ops) and not ("rdma" in consts and ast.NotEq in ops):
+            continue
+        for r in ast.walk(ast.Module(body=n.body, type_ignores=[])):
+            if isinstance(r, ast.Return) and r.value is not None and (
+                    (isinstance(r.value, ast.Constant) and r.value.value == "") or
+                    (isinstance(r.value, ast.List) and not r.value.elts)):
+                return True
+    return False
+
+
+def rdma_nic_behaviour(pkg):
+    """What the image's ATOM connector does with a rank's NICs under Mooncake RDMA, read from
+    what its code does (docs/design.md "ATOM's NIC choice"), never from how one version spells
+    it; each answer "unknown" when the code does not show it:
+      nothing_configured  own-nic (each rank builds its own NIC's name from its GPU's index: rdma<N>,
+                          then ionic_<N> where the code has that family), every-nic (it hands
+                          Mooncake "" and Mooncake opens every NIC), unknown;
+      index               physical (N is the GPU's entry in the visibility variable) or visible
+                          (N is the rank's device ordinal), for own-nic;
+      families            the NIC name families tried, in order;
+      configured_list     whole (a list goes to every rank as it is) or split (each rank takes
+                          the entry of its device);
+      tcp                 no-device (TCP gets no NIC) or device-passed;
+      matched_rails       reads ATOM_MOONCAKE_MATCHED_RAILS (one primary HCA plus rails);
+      alternate_hca       has ib_enable_alternate_hca (more HCAs in one engine);
+      pick                the one word the node's NIC rule takes (families:index, every-nic, unknown)."""
+    out = {"nothing_configured": "unknown", "index": "unknown", "families": [], "configured_list": "unknown",
+           "tcp": "unknown", "matched_rails": False, "alternate_hca": False, "pick": "unknown"}
+    path, source, tree = connector_source(pkg)
+    if tree is None:
+        out["source"] = source
+        return out
+    out["source"] = path
+    constants = string_constants(tree)
+    names = set(identifiers(tree))
+    if not any("ib_device" in c or "IB_DEVICE" in c for c in constants | names):
+        out["source"] = path + " does not read ib_device"
+        return out
+    out["matched_rails"] = "ATOM_MOONCAKE_MATCHED_RAILS" in constants or "ATOM_MOONCAKE_MATCHED_RAILS" in names
+    out["alternate_hca"] = "ib_enable_alternate_hca" in constants or "enable_alternate_hca" in names
+    out["tcp"] = "no-device" if tcp_without_device(tree) else "device-passed"
+    split = splits_list_by_rank(tree)
+    out["configured_list"] = "split" if split else "whole"
+    families = nic_families(tree)
+    if families:
+        out["nothing_configured"] = "own-nic"
+        out["families"] = families
+        out["index"] = "physical" if physical_index(tree, constants) else "visible"
+        out["pick"] = "+".join(families) + ":" + out["index"]
+    else:
+        out["nothing_configured"] = "every-nic"
+        out["pick"] = "every-nic"
+    return out
+
+
+def rdma_nic_selection(behaviour):
+    """The one-word summary kept in fingerprints.json: per-rank when a rank can get a NIC of its
+    own (its own pick with nothing configured, or a list split by rank), all-listed when every
+    rank opens every NIC listed (or every NIC there is), unknown otherwise."""
+    if behaviour["nothing_configured"] == "own-nic" or behaviour["configured_list"] == "split":
+        return "per-rank", behaviour.get("source", "")
+    if behaviour["nothing_configured"] == "every-nic" and behaviour["configured_list"] == "whole":
+        return "all-listed", behaviour.get("source", "")
+    return "unknown", behaviour.get("source", "")
 
 
 def package_version(pkg):
@@ -232,7 +349,8 @@ def probe_engine(module):
         commit = m.group(0) if m else None
     out["commit"] = commit
     out["kv_events"], out["kv_events_source"] = kv_events_capability(pkg)
-    out["rdma_nic_selection"], out["rdma_nic_selection_source"] = rdma_nic_selection(pkg)
+    out["rdma_nic"] = rdma_nic_behaviour(pkg)
+    out["rdma_nic_selection"], out["rdma_nic_selection_source"] = rdma_nic_selection(out["rdma_nic"])
     return out
 
 

@@ -39,6 +39,53 @@ std::string atom_auto_nic(int entry, const std::set<std::string>& devices) {
   return "rdma" + n;
 }
 
+AtomNicPick newest_atom_nic_pick() { return AtomNicPick{}; }
+
+std::optional<AtomNicPick> parse_atom_nic_pick(const std::string& text) {
+  AtomNicPick p;
+  p.families.clear();
+  if (text == "unknown") {
+    p.kind = AtomNicPick::Kind::unknown;
+    return p;
+  }
+  if (text == "every-nic") {
+    p.kind = AtomNicPick::Kind::every_nic;
+    return p;
+  }
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const std::string index = text.substr(colon + 1);
+  if (index != "physical" && index != "visible") return std::nullopt;
+  p.kind = AtomNicPick::Kind::own_nic;
+  p.physical = index == "physical";
+  for (std::size_t at = 0; at <= colon;) {
+    const std::size_t end = std::min(text.find('+', at), colon);
+    const std::string family = text.substr(at, end - at);
+    if (family != "rdma" && family != "ionic_") return std::nullopt;
+    if (std::find(p.families.begin(), p.families.end(), family) != p.families.end()) return std::nullopt;
+    p.families.push_back(family);
+    at = end + 1;
+  }
+  return p;
+}
+
+std::string to_string(const AtomNicPick& pick) {
+  if (pick.kind == AtomNicPick::Kind::every_nic) return "every-nic";
+  if (pick.kind == AtomNicPick::Kind::unknown) return "unknown";
+  std::string out;
+  for (const std::string& f : pick.families) out += (out.empty() ? "" : "+") + f;
+  return out + (pick.physical ? ":physical" : ":visible");
+}
+
+std::string atom_auto_nic(const AtomNicPick& pick, int rank, int entry, const std::set<std::string>& devices) {
+  if (pick.kind != AtomNicPick::Kind::own_nic || pick.families.empty()) return {};
+  const int n = pick.physical ? entry : rank;
+  if (n < 0) return {};
+  for (const std::string& family : pick.families)
+    if (devices.count(family + std::to_string(n))) return family + std::to_string(n);
+  return pick.families.front() + std::to_string(n);
+}
+
 std::vector<AtomNicGuess> atom_nic_guesses(const WorkerBinding& b) {
   std::vector<AtomNicGuess> out;
   for (std::size_t r = 0; r < b.gpus.size(); ++r) {
@@ -47,7 +94,7 @@ std::vector<AtomNicGuess> atom_nic_guesses(const WorkerBinding& b) {
     g.gpu = b.gpus[r];
     // Without the node's value (a binding made outside a step), the node index is the entry.
     g.entry = r < b.visible_entries.size() ? b.visible_entries[r] : b.gpus[r];
-    g.guess = atom_auto_nic(g.entry, b.rdma_devices);
+    g.guess = atom_auto_nic(b.atom_nic_pick, g.rank, g.entry, b.rdma_devices);
     g.paired = r < b.ib_devices.size() ? b.ib_devices[r] : "";
     out.push_back(std::move(g));
   }

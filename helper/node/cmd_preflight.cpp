@@ -116,6 +116,9 @@ void run(const PreflightArgs& a) {
               f.engine_found ? or_dash(f.engine_version).c_str() : "not found",
               f.engine_commit.empty() ? "" : (" (commit " + f.engine_commit + ")").c_str(), f.kv_events_capability.c_str(),
               f.rdma_nic_selection.c_str());
+  std::printf("  NIC pick %s (nothing configured: %s, a list: %s, TCP: %s, matched rails: %s, alternate HCAs: %s)\n",
+              f.nic_pick.c_str(), f.nic_nothing_configured.c_str(), f.nic_configured_list.c_str(), f.nic_tcp.c_str(),
+              f.nic_matched_rails ? "yes" : "no", f.nic_alternate_hca ? "yes" : "no");
   std::printf("  mooncake %s\n", f.mooncake_found ? or_dash(f.mooncake_version).c_str() : "not found");
   if (!f.router_command.empty())
     std::printf("  router   %s %s\n", f.router_command.c_str(),

@@ -47,6 +47,9 @@ struct Job {
   PlanInputs plan_inputs;     // what the Plan was made from (preflight re-checks KV events with it)
   std::string job_dir;        // <output_dir or results_root>/<jobid>: status.json, logs.tar.gz
   std::string log_dir;        // <job_dir>/logs: every step's .out file (srtctl's layout)
+  // What preflight read the worker images' ATOM picks with no NIC configured
+  // (common_atom_nic_pick); each worker step gets it in SRT_ATOM_NIC_PICK. "" before preflight.
+  std::string atom_nic_pick;
   std::string results_dir;    // host side of /results
   // The job's directories, held open and checked (srt/safe_dir.hpp): the launcher writes
   // every file of its own relative to them. Null in --dry-run, which writes nothing. `results`

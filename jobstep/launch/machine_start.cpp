@@ -165,6 +165,7 @@ void Launch::preflight() {
     throw;  // ~Child kills and reaps what is left
   }
   const PreflightVerdict v = judge_probes(job_, probes);
+  if (kv_over_rdma(job_.recipe)) job_.atom_nic_pick = common_atom_nic_pick(v.prints);
   for (const auto& f : v.prints) console_.line("  " + found_line(f, preflight_needs(job_.recipe, job_.profile, f.role)));
   for (const auto& line : v.notes) console_.line("  " + line);
   console_.line("fingerprints in " + job_.job_dir + "/fingerprints.json");

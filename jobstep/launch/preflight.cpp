@@ -129,16 +129,16 @@ PreflightVerdict judge_probes(const Job& job, const std::vector<ProbeStep>& step
   const std::string& pinned = job.profile.kv_events_capability;
   v.notes.push_back("KV-event capability of the engine images: " + found +
                     (pinned == "auto" ? "" : " (the profile pins kv_events_capability: " + pinned + ")"));
-  // RDMA: what the images do with the worker's NIC list; the Plan gives every rank all of them
-  // (srt-helper plan shows which one carries each rank's data), which per-rank images would not
-  // need where their pick is the pairing's (atom-mooncake-source-facts.md, "RDMA: how a rank
-  // picks its NIC" and "ATOM's connector as of late September 2026").
+  // RDMA: what the images' connector does with a rank's NICs, and the pick each worker step gets
+  // for the node's NIC rule (docs/design.md "ATOM's NIC choice").
   if (kv_over_rdma(job.recipe)) {
     const std::string nics = common_rdma_nic_selection(v.prints);
-    v.notes.push_back("RDMA NIC selection of the engine images: " + nics +
+    const std::string pick = common_atom_nic_pick(v.prints);
+    v.notes.push_back("RDMA NIC selection of the engine images: " + nics + (pick.empty() ? "" : ", pick " + pick) +
                       (nics == "all-listed"   ? " (every rank opens every NIC of its worker; data leaves by its GPU's NIC)"
-                       : nics == "per-rank" ? " (with no list each rank would take its own NIC by its GPU; the Plan lists "
-                                              "every paired NIC, so each rank opens them all)"
+                       : nics == "per-rank" ? " (with no list each rank takes its own NIC by its GPU: where that is "
+                                              "its paired NIC the node names none, else it lists the worker's paired "
+                                              "NICs and each rank opens them all)"
                                             : ""));
   }
   if (job.recipe.backend.enable_kv_events && pinned == "auto") {

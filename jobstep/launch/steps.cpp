@@ -4,6 +4,7 @@
 #include <string>
 
 #include "launch.hpp"
+#include "srt/contract.hpp"
 #include "srt/engines.hpp"
 
 namespace srt::launch {
@@ -89,6 +90,8 @@ StepCommand step_command(const Job& job, const Process& p) {
     c.command.insert(c.command.end(), p.argv.begin(), p.argv.end());
   }
   c.env = p.env;
+  // The node's NIC rule reads it (srt/contract.hpp NodeGrant::atom_nic_pick).
+  if (p.is_worker() && !job.atom_nic_pick.empty()) set_env(c.env, kAtomNicPickEnv, job.atom_nic_pick);
   c.unset_env = p.unset_env;
   return c;
 }

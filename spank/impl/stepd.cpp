@@ -128,6 +128,7 @@ void set_step_environment(spank_t sp, const srt_loader_state& state) {
   if (env.worker) {
     NodeGrant grant;
     grant.visible_devices = job_getenv(sp, profile.visible_devices_env.c_str());
+    grant.atom_nic_pick = job_getenv(sp, kAtomNicPickEnv);
     grant.node_gpus = job_getenv(sp, "SLURM_STEP_GPUS");
     if (grant.node_gpus.empty()) grant.node_gpus = job_getenv(sp, "SLURM_JOB_GPUS");
     // What every node planned as this node's data address must be one of its own addresses (the

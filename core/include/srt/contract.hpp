@@ -28,7 +28,14 @@ struct NodeGrant {
   // The RoCE v2 IPv4 GID index of the node's RDMA devices (read from sysfs by the node when the
   // profile's mooncake_gid_index is auto); a device without one is absent.
   std::map<std::string, int> roce_gid_index;
+  // What preflight read the image's ATOM picks with no NIC configured (srt/rdma_nic.hpp
+  // parse_atom_nic_pick), as the launcher hands it to the worker's step in SRT_ATOM_NIC_PICK; ""
+  // (a step the launcher did not start) or a value that does not parse: the newest ATOM's pick.
+  std::string atom_nic_pick;
 };
+
+// The variable the launcher names each worker step's ATOM NIC pick in (NodeGrant::atom_nic_pick).
+inline constexpr const char* kAtomNicPickEnv = "SRT_ATOM_NIC_PICK";
 
 // A worker step's per-node binding (docs/design.md "How ATOM runs"): the GPU-visibility set, the
 // paired NICs (ib_device), NUMA nodes, CPU list and the Mooncake topology, from this node's

@@ -27,6 +27,14 @@ struct Fingerprint {
   // (it can give each rank its own NIC from its GPU: ATOM's rdma<N>/ionic_<N> auto-pick when no
   // list is configured) | all-listed (it only hands ib_device whole to every rank) | unknown.
   std::string rdma_nic_selection = "unknown";
+  // The connector's behaviours behind it (probe.py rdma_nic_behaviour), each a word of the
+  // probe's vocabulary or "unknown": with nothing configured (own-nic, every-nic), the index an
+  // own pick uses (physical, visible), a configured list (whole, split), TCP (no-device,
+  // device-passed), matched rails and alternate HCAs available; and the pick the node's NIC rule
+  // takes (srt/rdma_nic.hpp parse_atom_nic_pick).
+  std::string nic_nothing_configured = "unknown", nic_index = "unknown", nic_configured_list = "unknown",
+              nic_tcp = "unknown", nic_pick = "unknown";
+  bool nic_matched_rails = false, nic_alternate_hca = false;
   // Mooncake (import mooncake.engine)
   bool mooncake_found = false;
   std::string mooncake_error, mooncake_version;
@@ -112,5 +120,8 @@ std::string common_kv_capability(const std::vector<Fingerprint>& prints);
 // The RDMA NIC selection every engine image has in common: per-rank only when every engine
 // image said so, unknown when none was probed or any said unknown, else all-listed.
 std::string common_rdma_nic_selection(const std::vector<Fingerprint>& prints);
+// The ATOM NIC pick every engine image has in common (Fingerprint::nic_pick), "unknown" when any
+// differs or said unknown, "" when no engine image was probed.
+std::string common_atom_nic_pick(const std::vector<Fingerprint>& prints);
 
 }  // namespace srt

@@ -24,6 +24,14 @@ struct GidEntry {
 // fabric, a port without an IPv4 address).
 std::optional<int> roce_v2_ipv4_gid_index(const std::vector<GidEntry>& gids);
 
+// The pick the connector has in every ATOM since 2026-07 (ROCm/ATOM #1475 on): rdma<N>, else
+// ionic_<N>, N the GPU's visibility entry. What the node assumes when preflight said nothing.
+AtomNicPick newest_atom_nic_pick();
+// "rdma+ionic_:physical", "rdma:visible", "every-nic", "unknown" (probe.py's `pick`); nullopt for
+// anything else (the value comes from the job's environment).
+std::optional<AtomNicPick> parse_atom_nic_pick(const std::string& text);
+std::string to_string(const AtomNicPick& pick);
+
 // The RDMA device ATOM's Mooncake connector registers a rank on when no ib_device is configured
 // (ROCm/ATOM atom/kv_transfer/disaggregation/mooncake/mooncake_connector.py,
 // _auto_select_ib_device, as of late September 2026): rdma<N> when the node has it, else
@@ -32,6 +40,10 @@ std::optional<int> roce_v2_ipv4_gid_index(const std::vector<GidEntry>& gids);
 // node wrote there for that GPU, which under ConstrainDevices is Slurm's local index, not the
 // GPU's PCI index. "" for a negative entry.
 std::string atom_auto_nic(int entry, const std::set<std::string>& devices);
+// The same for a connector of `pick`: the first family whose name (with the rank's entry, or its
+// ordinal for a visible pick) the node has, else the first family's name; "" for every_nic and
+// unknown (no NIC of the rank's own).
+std::string atom_auto_nic(const AtomNicPick& pick, int rank, int entry, const std::set<std::string>& devices);
 
 // ATOM's pick for each rank of a worker (atom_auto_nic on the rank's visibility entry and the
 // node's RDMA devices) beside what the hwloc pairing gives its GPU.

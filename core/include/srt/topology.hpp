@@ -42,6 +42,19 @@ struct NodeTopology {
 };
 
 // What one worker (one engine process) gets on its node.
+// How an ATOM image's Mooncake connector picks a rank's NIC when none is configured, as preflight
+// read it from the image's code (core/preflight/probe.py rdma_nic_behaviour; docs/design.md
+// "ATOM's NIC choice"): the name families it builds from an index, tried in order (rdma, then
+// ionic_), and whether that index is the GPU's entry in the visibility variable (physical) or the
+// rank's device ordinal (visible); or every NIC (it hands Mooncake "" and Mooncake opens them all);
+// or unknown.
+// The default is the pick every ATOM since 2026-07 has (ROCm/ATOM #1475 on): rdma<N>, else
+// ionic_<N>, N the GPU's visibility entry (srt/rdma_nic.hpp newest_atom_nic_pick).
+struct AtomNicPick {
+  enum class Kind { own_nic, every_nic, unknown } kind = Kind::own_nic;
+  std::vector<std::string> families = {"rdma", "ionic_"};  // own_nic, in the order tried
+  bool physical = true;                                    // own_nic: the index is the visibility entry
+};
 struct WorkerBinding {
   std::vector<int> gpus;                 // node GPU indices, in visible order
   std::vector<std::string> ib_devices;   // paired RDMA devices, one per visible GPU ("" if none)
@@ -55,6 +68,7 @@ struct WorkerBinding {
   std::vector<int> visible_entries;
   std::set<std::string> rdma_devices;
   std::map<std::string, int> roce_gid_index;  // RoCE v2 IPv4 GID index per device, when the node read it
+  AtomNicPick atom_nic_pick;                   // what the image's ATOM picks with no NIC configured
 };
 
 // Pure: computed from a topology, the worker's GPU indices and what Slurm granted ("" = all).

@@ -11,6 +11,7 @@
 #include "../topology/fixtures.hpp"
 #include "process_checks.hpp"
 #include "srt/contract.hpp"
+#include "srt/rdma_nic.hpp"
 #include "srt/topology.hpp"
 
 using namespace test_recipes;
@@ -34,7 +35,7 @@ const srt::NodeTopology& fixture(const std::string& name) {
 srt::StepEnvironment bound(const srt::Recipe& recipe, const std::string& step, const std::string& topo,
                            const std::string& visible, const std::string& node_gpus,
                            const srt::Profile& profile = srt::default_profile(),
-                           const std::map<std::string, int>& gid_index = {}) {
+                           const std::map<std::string, int>& gid_index = {}, const std::string& atom_nic_pick = "") {
   static std::vector<srt::Plan> plans;  // the step environment points into its Plan
   plans.push_back(srt::make_plan(recipe, profile, inputs(2)));
   const srt::Plan& plan = plans.back();
@@ -45,6 +46,7 @@ srt::StepEnvironment bound(const srt::Recipe& recipe, const std::string& step, c
   grant.visible_devices = visible;
   grant.node_gpus = node_gpus;
   grant.roce_gid_index = gid_index;
+  grant.atom_nic_pick = atom_nic_pick;
   srt::bind_step(env, fixture(topo), grant, profile);
   return env;
 }
@@ -155,4 +157,60 @@ TEST_CASE("mooncake_gid_index: auto: the node sets the RoCE v2 IPv4 GID index th
   // Over TCP there is no GID to set.
   CHECK(set_value(bound(dsv4_1p1d(), "prefill:0", "ionic-follows-gpu", kAll, kAll, profile, at3), "MC_GID_INDEX") ==
         "<unset>");
+}
+
+TEST_CASE("the NIC rule follows what preflight read the image's connector picks") {
+  const auto with_pick = [](const std::string& pick) {
+    return bound(rdma(dsv4_1p1d()), "prefill:0", "ionic-follows-gpu", kAll, kAll, srt::default_profile(), {}, pick);
+  };
+  // Since July 2026: rdma<N>, else ionic_<N>: on this node each rank's own pick is its GPU's NIC.
+  for (const std::string pick : {"", "rdma+ionic_:physical", "not a pick; ATOM_MOONCAKE_IB_DEVICE=x"}) {
+    INFO(pick);
+    const srt::StepEnvironment env = with_pick(pick);
+    CHECK(set_value(env, "ATOM_MOONCAKE_IB_DEVICE") == "<unset>");
+    REQUIRE(env.notes.size() == 1);
+    CHECK_THAT(env.notes[0], Catch::Contains("each rank opens only its own NIC, as ATOM picks it: GPU 0 ionic_0"));
+  }
+  // June 2026: rdma<N> only, which this node does not have: the paired list, saying why.
+  const srt::StepEnvironment june = with_pick("rdma:physical");
+  CHECK(set_value(june, "ATOM_MOONCAKE_IB_DEVICE") == "ionic_0,ionic_1,ionic_2,ionic_3,ionic_4,ionic_5,ionic_6,ionic_7");
+  REQUIRE(june.notes.size() == 1);
+  CHECK_THAT(june.notes[0], Catch::Contains("ATOM's own NIC pick (rdma:physical) misses the pairing for GPU 0 rdma0 (paired ionic_0)"));
+  // A connector that picks no NIC of a rank's own, and one preflight could not read: never left
+  // to the engine.
+  const srt::StepEnvironment every = with_pick("every-nic");
+  CHECK(set_value(every, "ATOM_MOONCAKE_IB_DEVICE") == "ionic_0,ionic_1,ionic_2,ionic_3,ionic_4,ionic_5,ionic_6,ionic_7");
+  CHECK_THAT(every.notes.at(0), Catch::Contains("picks no NIC of a rank's own (every-nic); every rank gets the worker's paired NICs"));
+  const srt::StepEnvironment unknown = with_pick("unknown");
+  CHECK(set_value(unknown, "ATOM_MOONCAKE_IB_DEVICE") != "<unset>");
+  CHECK_THAT(unknown.notes.at(0), Catch::Contains("preflight could not tell how the image's ATOM picks a rank's NIC"));
+}
+
+TEST_CASE("a connector that names the NIC by the rank's ordinal misses on a partial-node worker") {
+  // May 2026: rdma<ordinal>. A worker on GPUs 4-7 sees them as 0-3: its ranks would open the NICs
+  // of GPUs 0-3; the physical pick of later versions opens GPU 4's own.
+  const srt::Recipe r = rdma(atom_pd(1, 1, 2, 1, 4, 8, false));  // prefill:1 holds GPUs 4-7
+  const auto partial = [&](const std::string& pick) {
+    return bound(r, "prefill:1", "ionic-follows-gpu", "4,5,6,7", "4,5,6,7", srt::default_profile(), {}, pick);
+  };
+  const srt::StepEnvironment visible = partial("rdma+ionic_:visible");
+  CHECK(set_value(visible, "ATOM_MOONCAKE_IB_DEVICE") == "ionic_4,ionic_5,ionic_6,ionic_7");
+  CHECK_THAT(visible.notes.at(0), Catch::Contains("GPU 4 ionic_0 (paired ionic_4)"));
+  const srt::StepEnvironment physical = partial("rdma+ionic_:physical");
+  CHECK(set_value(physical, "ATOM_MOONCAKE_IB_DEVICE") == "<unset>");
+}
+
+TEST_CASE("an ATOM NIC pick reads only the probe's words") {
+  for (const std::string word : {"rdma+ionic_:physical", "rdma:visible", "ionic_:physical", "every-nic", "unknown"}) {
+    INFO(word);
+    const auto pick = srt::parse_atom_nic_pick(word);
+    REQUIRE(pick);
+    CHECK(srt::to_string(*pick) == word);
+  }
+  for (const std::string bad : {"", "rdma", "rdma:", ":physical", "rdma+rdma:physical", "mlx5_:physical", "rdma:PHYSICAL",
+                                "rdma+ionic_:physical ", "every-nic\n"}) {
+    INFO(bad);
+    CHECK_FALSE(srt::parse_atom_nic_pick(bad));
+  }
+  CHECK(srt::to_string(srt::newest_atom_nic_pick()) == "rdma+ionic_:physical");
 }

@@ -78,6 +78,116 @@ nic_case list-only 'def _select(protocol, ib_device):
 nic_case no-connector '' unknown
 nic_case not-python 'def (:' unknown
 
+# What the probe reads of each shape ROCm/ATOM's connector has had (docs/design.md "ATOM's NIC
+# choice"), each a minimal reconstruction of our own: the behaviours in fingerprints.json's
+# engine.rdma_nic, and the one pick word the node's NIC rule takes.
+nic_shape() {  # NAME CONNECTOR_SOURCE KEY=VALUE...
+  local name=$1 source=$2
+  shift 2
+  cp -r "$src/tests/standins/pkg" "$work/pkg-$name"
+  printf '%s\n' "$source" > "$work/pkg-$name/atom/kv_transfer/disaggregation/mooncake/mooncake_connector.py"
+  printf 'engine_command: [env, PYTHONPATH=%s, /usr/bin/python3, -m, atom.entrypoints.openai_server]\n' "$work/pkg-$name" > "$work/$name.yaml"
+  "$helper" preflight --profile "$work/$name.yaml" --role prefill --json > "$work/$name.json" || true
+  /usr/bin/python3 - "$work/$name.json" "$@" <<'PY' || fail "NIC shape $name"
+import json, sys
+nic = json.load(open(sys.argv[1]))["fingerprint"]["engine"]["rdma_nic"]
+for want in sys.argv[2:]:
+    key, value = want.split("=", 1)
+    got = nic[key]
+    if str(got).lower() != value:
+        sys.exit("%s: %s is %r, want %r (%s)" % (sys.argv[1], key, got, value, nic))
+PY
+}
+# May 2026 (#690): nothing configured -> rdma<the rank's device ordinal>, unchecked; TCP still
+# passes it; a list goes whole.
+nic_shape may 'import torch
+class MooncakeConnector:
+    def __init__(self, kv_transfer_config):
+        ib_device = kv_transfer_config.get("ib_device", "")
+        if not ib_device:
+            gpu_idx = torch.cuda.current_device()
+            ib_device = f"rdma{gpu_idx}"
+        self.ib_device = ib_device' pick=rdma:visible nothing_configured=own-nic index=visible configured_list=whole tcp=device-passed
+# June 2026 (#1308): the same name from the GPU's entry in the visibility variable.
+nic_shape june 'import os, torch
+class MooncakeConnector:
+    def __init__(self, kv_transfer_config):
+        ib_device = kv_transfer_config.get("ib_device", "") or os.environ.get("ATOM_MOONCAKE_IB_DEVICE", "")
+        visible_idx = torch.cuda.current_device()
+        visible_env = os.environ.get("HIP_VISIBLE_DEVICES") or os.environ.get("CUDA_VISIBLE_DEVICES")
+        visible_list = [d for d in visible_env.split(",") if d != ""] if visible_env else []
+        phys_idx = int(visible_list[visible_idx]) if visible_list else visible_idx
+        if not ib_device:
+            ib_device = f"rdma{phys_idx}"
+        self.ib_device = ib_device' pick=rdma:physical index=physical configured_list=whole tcp=device-passed
+# July 2026 (#1475, #1505): rdma<N>, else ionic_<N>, checked under /sys/class/infiniband.
+nic_shape july 'import os, torch
+def _auto_select_ib_device(phys_idx):
+    for name in (f"rdma{phys_idx}", f"ionic_{phys_idx}"):
+        if os.path.exists(f"/sys/class/infiniband/{name}"):
+            return name
+    return f"rdma{phys_idx}"
+class MooncakeConnector:
+    def __init__(self, kv_transfer_config):
+        ib_device = kv_transfer_config.get("ib_device", "")
+        visible_idx = torch.cuda.current_device()
+        visible_list = os.environ.get("HIP_VISIBLE_DEVICES", "").split(",")
+        phys_idx = int(visible_list[visible_idx])
+        self.ib_device = ib_device or _auto_select_ib_device(phys_idx)' pick=rdma+ionic_:physical tcp=device-passed matched_rails=false
+# August 2026 (#1866): TCP gets no device at all.
+nic_shape august 'import os, torch
+def _auto_select_ib_device(phys_idx):
+    for name in (f"rdma{phys_idx}", f"ionic_{phys_idx}"):
+        if os.path.exists(f"/sys/class/infiniband/{name}"):
+            return name
+    return f"rdma{phys_idx}"
+def _select_ib_device(protocol, configured_device, phys_idx):
+    if protocol.strip().lower() == "tcp":
+        return ""
+    if configured_device:
+        return configured_device
+    return _auto_select_ib_device(phys_idx)
+class MooncakeConnector:
+    def __init__(self, kv_transfer_config):
+        configured = kv_transfer_config.get("ib_device", "") or os.environ.get("ATOM_MOONCAKE_IB_DEVICE", "")
+        visible_idx = torch.cuda.current_device()
+        visible_env = os.environ.get("HIP_VISIBLE_DEVICES") or os.environ.get("CUDA_VISIBLE_DEVICES")
+        phys_idx = int(visible_env.split(",")[visible_idx]) if visible_env else visible_idx
+        self.ib_device = _select_ib_device(kv_transfer_config.get("protocol", "rdma"), configured, phys_idx)' \
+  pick=rdma+ionic_:physical tcp=no-device configured_list=whole alternate_hca=false
+# September 2026 (#1921, #2276): a list of devices (the primary first), alternate HCAs, matched
+# rails with one primary HCA; with nothing configured still one NIC of the rank's own.
+nic_shape september 'import os, torch
+from atom import envs
+def _auto_select_ib_device(phys_idx):
+    for name in (f"rdma{phys_idx}", f"ionic_{phys_idx}"):
+        if os.path.exists(f"/sys/class/infiniband/{name}"):
+            return name
+    return f"rdma{phys_idx}"
+def _parse_ib_devices(configured_devices):
+    return list(dict.fromkeys(d.strip() for d in configured_devices.split(",") if d.strip()))
+def _select_ib_devices(protocol, configured_devices, phys_idx, *, enable_alternate_hca=False, hca_count=8):
+    if protocol.strip().lower() != "rdma":
+        return []
+    if configured_devices:
+        return _parse_ib_devices(configured_devices)
+    devices = [_auto_select_ib_device(phys_idx)]
+    if enable_alternate_hca:
+        devices += [_auto_select_ib_device(i) for i in range(hca_count) if i != phys_idx]
+    return devices
+class MooncakeConnector:
+    def __init__(self, kv_transfer_config):
+        configured = kv_transfer_config.get("ib_device", "") or os.environ.get("ATOM_MOONCAKE_IB_DEVICE", "")
+        visible = (os.environ.get("ROCR_VISIBLE_DEVICES") or os.environ.get("HIP_VISIBLE_DEVICES") or "").split(",")
+        phys_idx = int(visible[torch.cuda.current_device()])
+        devices = _select_ib_devices(kv_transfer_config.get("protocol", "rdma"), configured, phys_idx,
+                                     enable_alternate_hca=kv_transfer_config.get("ib_enable_alternate_hca", False))
+        self.primary = devices[0] if devices else ""
+        self.rails = envs.ATOM_MOONCAKE_MATCHED_RAILS
+        self.ib_device = ",".join(devices)' \
+  pick=rdma+ionic_:physical configured_list=whole matched_rails=true alternate_hca=true nothing_configured=own-nic \
+  tcp=no-device
+
 # Another ATOM commit expected: an identity mismatch, exit 1, and the same in --json.
 rc=0
 "$helper" preflight --profile "$work/lab.yaml" --recipe "$recipe" --role prefill \
