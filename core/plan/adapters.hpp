@@ -109,8 +109,8 @@ const FrontendAdapter& direct_frontend(const std::string& type);  // atom, infer
 // Shared by the adapters: a worker process's identity on one node of its endpoint (name, role,
 // index, node, step and log names, GPUs, the adapter that made it), the same for every engine.
 Process worker_process(const Endpoint& e, const PlanNode& node, const char* adapter);
-// ...and the identity it is told in its environment (README "Environment contract"): SRT_STEP,
-// SRT_WORKER_ROLE, SRT_WORKER_INDEX, SRT_HTTP_PORT (its first http port).
+// ...and the identity it is told in its environment (docs/design.md "The environment contract"):
+// SRT_STEP, SRT_WORKER_ROLE, SRT_WORKER_INDEX, SRT_HTTP_PORT (its first http port).
 void set_worker_identity_env(Process& w);
 
 // --served-model-name as srtctl's SGLang and vLLM backends pick it (get_served_model_name): the

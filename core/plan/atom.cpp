@@ -1,4 +1,4 @@
-// The ATOM engine (docs/design.md "How ATOM really runs"): one `atom.entrypoints.openai_server`
+// The ATOM engine (docs/design.md "How ATOM runs"): one `atom.entrypoints.openai_server`
 // per worker, whose EngineCores (one per DP rank under DP attention) inherit its environment, so
 // every per-rank wire (ports, NICs, KV events) is handed over as a base or a list.
 #include <algorithm>

@@ -65,9 +65,10 @@ std::vector<Process> make_services(const Recipe& r, const NodeRoles& roles, cons
 // Where a worker's ranks publish in relay mode and its kv-relay listens: one per worker and job.
 std::string kv_relay_ingress(const Process& relay);
 
-// The contract every task of the job sees (README "Environment contract"): where the frontend is,
-// every worker's leader by role, the KV-event endpoints. `frontend` is the node serving the public
-// port (the router's, or the direct worker's). Reads the workers already in `plan`.
+// The contract every task of the job sees (docs/design.md "The environment contract"): where the
+// frontend is, every worker's leader by role, the KV-event endpoints. `frontend` is the node
+// serving the public port (the router's, or the direct worker's). Reads the workers already in
+// `plan`.
 EnvList job_environment(const Plan& plan, const Recipe& recipe, const std::string& recipe_path, const PlanNode& head,
                         const PlanNode& frontend, int frontend_port);
 
