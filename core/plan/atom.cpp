@@ -65,7 +65,8 @@ Process atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode&
   }
   w.argv.insert(w.argv.end(), parts.flags.begin(), parts.flags.end());
 
-  // Environment, in srtctl's merge order (reference 2.5): role env, global env, then ours.
+  // Environment, in srtctl's merge order: role env, global env, then ours (SemiAnalysisAI/srt-slurm
+  // src/srtctl/cli/mixins/worker_stage.py @ 01bc9f04, start_worker).
   for (const auto& [k, v] : r.backend.environment(e.mode))
     set_env(w.env, k, substitute_node(v, node.name, node.index));
   for (const auto& [k, v] : r.environment) set_env(w.env, k, substitute_node(v, node.name, node.index));
@@ -99,7 +100,8 @@ Process atom_worker(const WorkerContext& ctx, const Endpoint& e, const PlanNode&
     set_env(w.env, "INFERA_ATOM_KV_EVENTS_CONNECT", "1");
   }
   set_worker_identity_env(w);
-  // In that mode ATOM's openai_server treats --port as the HTTP port (reference atom notes 1).
+  // In that mode ATOM's openai_server treats --port as the HTTP port (docs/design.md
+  // "How ATOM runs").
   w.unset_env = {"USE_ATOMESH_ENTRYPOINTS"};
   return w;
 }

@@ -8,9 +8,10 @@
 
 namespace srt::plan_detail {
 
-// Engine config (atom_config.<role>, reference 1.3): keys sorted, spelled as written, `--` added
-// unless the key already starts with '-'; true -> bare flag; false/null dropped; a list -> the flag
-// then every item; scalars through Python's str().
+// Engine config (atom_config.<role>; SemiAnalysisAI/srt-slurm src/srtctl/backends/atom.py @
+// 05a3cec4, _config_to_cli_args): keys sorted, spelled as written, `--` added unless the key
+// already starts with '-'; true -> bare flag; false/null dropped; a list -> the flag then every
+// item; scalars through Python's str().
 std::vector<std::string> engine_flags(const Json& config);
 
 // A role's args as srtctl's SGLang and vLLM backends render them (_config_to_cli_args,
@@ -20,7 +21,8 @@ std::vector<std::string> engine_flags(const Json& config);
 // scalars through Python's str(). Keys `dropped` accepts are left out.
 std::vector<std::string> role_flags(const Json& config, const std::function<bool(const std::string&)>& dropped);
 
-// Frontend args (reference 1.4): `--key value` with '_' -> '-', in file order; a list repeats the
+// Frontend args (SemiAnalysisAI/srt-slurm src/srtctl/frontends/static_router.py @ 06275a3e,
+// get_frontend_args_list): `--key value` with '_' -> '-', in file order; a list repeats the
 // flag; true -> bare flag; false/null dropped.
 std::vector<std::string> frontend_flags(const Json& args);
 

@@ -79,7 +79,7 @@ KvMode choose_kv_mode(const Recipe& r, const std::vector<Endpoint>& endpoints, c
   if (capability == "connect") return KvMode::relay;
   if (max_cores == 1) return KvMode::offset;  // one rank per worker: nothing can collide
   // Every EngineCore is a child of one server process with a copy of its config, so no
-  // per-rank environment can fix this (reference atom-mooncake-kvevents.md 0.2, 5.2 B).
+  // per-rank environment can fix this (docs/design.md "How ATOM runs").
   const std::string image = !r.model.container.empty()          ? r.model.container
                             : !r.identity.container_image.empty() ? r.identity.container_image
                                                                   : "(no model.container given)";

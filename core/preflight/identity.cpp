@@ -1,5 +1,6 @@
 // The recipe's `identity` (what should run) against the fingerprints (what the images hold), as
-// srtctl compares them (reference srt-slurm.md 1.1), but before any worker loads a model.
+// srtctl compares them (SemiAnalysisAI/srt-slurm src/srtctl/core/fingerprint.py @ 370cc7ba), but
+// before any worker loads a model.
 #include <algorithm>
 #include <cctype>
 

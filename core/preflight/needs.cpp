@@ -1,6 +1,6 @@
 // What each role needs from its image, the probe's arguments for it, and the missing pieces as
-// one line each: the checks srtctl's users asked for before a model loads (reference
-// srt-slurm.md 4.3: a nightly image without a flag or a Mooncake fix was found only at load).
+// one line each: the checks srtctl's users asked for before a model loads (a nightly image
+// without a flag or a Mooncake fix was found only at load).
 #include <algorithm>
 #include <regex>
 #include <set>

@@ -34,7 +34,7 @@ void check_v1_services(const Document& doc, schema::Issues& issues, std::vector<
 // Fills the typed fields of `r` from r.source.root (already schema-checked).
 void extract(Recipe& r);
 
-// srtctl's cross-field rules (reference 4.2) and srt-spank's own; gpus_per_node = 0 when unknown
+// srtctl's cross-field rules and srt-spank's own; gpus_per_node = 0 when unknown
 // (the rules that need it then wait for the profile).
 void check_rules(const Recipe& r, int gpus_per_node, schema::Issues& issues, std::vector<std::string>& unsupported);
 

@@ -1,6 +1,6 @@
 // The cluster profile's keys: srtslurm.yaml's (srt-slurm's srtslurm.yaml.example and ClusterConfig)
 // and srt-spank's own. Unknown keys are errors: srtctl only warned, and a typo then silently
-// rendered --partition=default (reference 4.3, NVIDIA #429).
+// rendered --partition=default (NVIDIA/srt-slurm #429).
 #include "schema.hpp"
 
 namespace srt::schema {

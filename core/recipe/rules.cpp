@@ -197,7 +197,7 @@ class Rules {
 
   // ATOM's matched rails (ATOM_MOONCAKE_MATCHED_RAILS) need one primary HCA per rank: the
   // connector refuses to start with a list of several ("Matched rails require a single primary
-  // HCA per engine"; atom-mooncake-source-facts.md, late September 2026). The worker's variable
+  // HCA per engine"; ROCm/ATOM #2276, docs/design.md "ATOM's NIC choice"). The worker's variable
   // as srtctl merges it: the role's, then the recipe's environment over it.
   void matched_rails() {
     const std::pair<WorkerMode, const char*> modes[] = {{WorkerMode::prefill, "backend.prefill_environment"},

@@ -371,7 +371,7 @@ class Normalizer {
 
 
   // InferenceX RECIPES.md says v2.2.1 refuses telemetry with a dedicated infra node; not seen in
-  // srtctl's code (srt-slurm-v2.md 8, UNCONFIRMED), so a warning rather than an error.
+  // srtctl's code (UNCONFIRMED), so a warning rather than an error.
   void telemetry() {
     const Json* t = get(out_.root, "telemetry");
     const Json* infra = get(out_.root, "infra");

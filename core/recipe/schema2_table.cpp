@@ -184,7 +184,7 @@ Field services_field() {
           dict("srun_options", "srun options of this service").nullable_values(),
           boolean("enabled", "false drops an implied service").def("true"), any("external", "an existing endpoint"),
           any("options", "per-kind options (nats: max_payload_mb; mooncake-master: store_config)"),
-          // Service pools: post-v2.2.1 (srt-slurm-v2.md 3, UNCONFIRMED); accepted with a warning.
+          // Service pools: after NVIDIA/srt-slurm v2.2.1 (UNCONFIRMED); accepted with a warning.
           any("nodes", "service pool size (after v2.2.1)"), any("pool", "service pool (after v2.2.1)"),
           any("terminal", "pool terminal (after v2.2.1)"),
           any("metrics", "the service's metrics endpoints (srtctl v2.18 ServiceMetricsConfig)")),

@@ -89,8 +89,8 @@ Field backend() {
   for (const char* k : {"engine_type", "preemption_mode", "kv_cache_dtype"}) mocker.push_back(str(k, "mocker").inert());
   b.variants.emplace_back("mocker", std::move(mocker));
   b.variants.emplace_back("tokenspeed", field_list(engine_config("tokenspeed", Kind::any)));
-  // The engine-wide knobs InferenceX's TileRT recipe gives (srt-slurm-v2.md 8: fork only; the
-  // list is what the corpus spells, UNCONFIRMED against the fork's code).
+  // The engine-wide knobs InferenceX's TileRT recipe gives (the SemiAnalysisAI/srt-slurm fork only;
+  // the list is what the corpus spells, UNCONFIRMED against the fork's code).
   b.variants.emplace_back(
       "tilert", field_list(engine_config("tilert", Kind::any), str("prefill_container", "prefill image"),
                            str("model_profile", "model profile"), str("weight_model_type", "weight layout"),

@@ -233,7 +233,8 @@ std::vector<std::pair<std::string, std::string>> gpu_exporter_problems(const Gpu
   std::vector<std::pair<std::string, std::string>> out;
   const auto written = [&block](const char* key) { return block.is_object() && block.contains(key) && !block[key].is_null(); };
   if (e.kind == "custom") {
-    // docs/power-telemetry.md: "kind: custom ... must set command, gpu_labels and gpu_metrics".
+    // srtctl's docs/power-telemetry.md: "kind: custom ... must set command, gpu_labels and
+    // gpu_metrics".
     for (const char* key : {"command", "gpu_labels", "gpu_metrics"})
       if (!written(key)) out.emplace_back(key, "is required by kind: custom (only a dcgm exporter has defaults)");
   }

@@ -32,7 +32,8 @@ struct Layout {
   std::string label;     // srtctl's layout: the *isl*osl* directory's name, which names the run
 };
 
-// srtctl's layout (inferencex-runner.md (c)): the *isl*osl* directories of `logs`, each a run of
+// srtctl's layout (docs/inferencex.md "Checking a results tree as InferenceX's collector does"):
+// the *isl*osl* directories of `logs`, each a run of
 // the job in `run_dir`.
 std::vector<Layout> isl_osl_runs(const RunFiles& files, const fs::path& run_dir, const fs::path& logs) {
   std::vector<Layout> out;

@@ -1,6 +1,6 @@
 // What a KV-event subscriber needs from one ZeroMQ message: which DP rank sent it, how many
-// events it carries, and its sequence number. Frames and payload as reference
-// atom-mooncake-kvevents.md 3.1-3.2: [payload] or [topic, payload] (ATOM at ffdf3bb) or
+// events it carries, and its sequence number. Frames and payload as the engines publish them:
+// [payload] or [topic, payload] (ATOM at ffdf3bb) or
 // [topic, seq(8-byte big-endian), payload] (vLLM, SGLang, ATOM PR #1316); the payload is a
 // msgpack EventBatch, either array_like [ts, events, data_parallel_rank] (ATOM, SGLang) or a map
 // {ts, events, data_parallel_rank | attn_dp_rank} (vLLM's tagged maps, Infera's hook).

@@ -1,6 +1,6 @@
 // The worker-local KV-event relay (docs/design.md "KV events", mode relay): an XSUB bound on a private
 // ingress that every DP rank's PUB connects to, forwarded to one XPUB bound on the endpoint the
-// Plan advertises. Infera PR #121's design (reference atom-mooncake-kvevents.md 3.4, 5.2 C).
+// Plan advertises. Infera PR #121's design (docs/design.md "KV events").
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,8 +21,9 @@ struct RelayOptions {
   std::string ingress;  // ipc:///tmp/srt-kv-<job>-<role>-<i>.sock (ranks connect here)
   std::string bind;     // tcp://*:PORT (subscribers connect here)
   // Messages queued per pipe before libzmq drops. libzmq's default (1000) is 10 ms at 100k msg/s,
-  // so one slow poll of a subscriber would lose events; vLLM's publisher uses 100000 (reference
-  // 3.1), about a second of a burst and ~27 MB of 256-byte events per pipe in the worst case.
+  // so one slow poll of a subscriber would lose events; vLLM's publisher uses 100000
+  // (ZmqEventPublisher's hwm, vllm-project/vllm vllm/distributed/kv_events.py @ 0181ea31), about a
+  // second of a burst and ~27 MB of 256-byte events per pipe in the worst case.
   int hwm = 100000;
 };
 

@@ -41,9 +41,9 @@ static int srt_argc;
 static char **srt_argv;
 static void *srt_impl_handle;
 static srt_impl_callback_fn srt_impl_fn;
-/* What is wrong with this process's --srt-* options, once found. In slurmstepd an option
- * callback or init_post_opt that fails is the path that drains a node (reference spank-api.md
- * 1.8); a user's mistake must not, so there it is kept for task_init to fail the job with. */
+/* What is wrong with this process's --srt-* options, once found. In slurmstepd an option callback
+ * or init_post_opt that fails is the path that drains a node (docs/design.md "The SPANK plugin"); a
+ * user's mistake must not, so there it is kept for task_init to fail the job with. */
 static char srt_option_error[512];
 /* plugstack argument "timing": log how long each callback took (tests/bench/lab_cost.py). Off,
  * it costs one branch per callback. */

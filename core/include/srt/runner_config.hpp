@@ -1,11 +1,11 @@
 // A runner's srtslurm.yaml beside the admin's profile. InferenceX's driver renders its own
-// srtslurm.yaml into the checkout it runs srtctl in (inferencex-runner.md (f); srtctl finds it
-// through $SRTSLURM_CONFIG, else ./, ../, ../../ in core/config.py find_cluster_config_path). The
-// plugin plans every job against the admin's profile, whose digest every node checks, so a
-// runner's file can never relax it. `apply` takes from it only what srtctl lets a run choose and
-// the plugin does not check: model_paths and containers aliases the admin's profile does not
-// define (resolved into the recipe it submits) and default_time_limit; every other key that
-// differs from the admin's profile is named and ignored.
+// srtslurm.yaml into the checkout it runs srtctl in (docs/inferencex.md "A runner's srtslurm.yaml";
+// srtctl finds it through $SRTSLURM_CONFIG, else ./, ../, ../../ in core/config.py
+// find_cluster_config_path). The plugin plans every job against the admin's profile, whose digest
+// every node checks, so a runner's file can never relax it. `apply` takes from it only what srtctl
+// lets a run choose and the plugin does not check: model_paths and containers aliases the admin's
+// profile does not define (resolved into the recipe it submits) and default_time_limit; every other
+// key that differs from the admin's profile is named and ignored.
 #pragma once
 #include <map>
 #include <string>

@@ -1,6 +1,6 @@
 // InferenceX's per-run workspace: its driver sets INFMAX_WORKSPACE to the run's copy of the
 // InferenceX checkout, and srtctl mounts it at /infmax-workspace in every container
-// (inferencex-runner.md, "INFMAX_WORKSPACE"; srtctl v2.18 RuntimeContext.from_config). The custom
+// (docs/inferencex.md "The run's workspace"; srtctl v2.18 RuntimeContext.from_config). The custom
 // benchmark commands, the eval scripts and the AgentX aggregates the collector reads all live
 // there. srt-spank adds it to the submitted recipe as a container_mounts entry: it replaces the
 // profile's default mount of that path in the Plan (job-level mounts win, as in srtctl), and the
