@@ -261,7 +261,8 @@ class Migrator {
         else if (k == "dedicated_node" && dedicated && !op) out["placement"] = {{"node", "dedicated"}};
         continue;
       }
-      // #436: v1's sglang frontend is the router; schema 2's sglang is a direct worker.
+      // NVIDIA/srt-slurm PR #436: v1's sglang frontend is the router; schema 2's sglang is a direct
+      // worker.
       out[k] = k == "type" && it->is_string() && it->get<std::string>() == "sglang" ? Json("sglang-router") : *it;
     }
     return out;

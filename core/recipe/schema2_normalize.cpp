@@ -381,7 +381,8 @@ class Normalizer {
                                         "drop one of them if srtctl refuses the recipe"));
   }
 
-  // #436 (in v2.2.1): under schema 2, frontend.type: sglang is a direct worker, not the router.
+  // NVIDIA/srt-slurm PR #436 (in v2.2.1): under schema 2, frontend.type: sglang is a direct worker,
+  // not the router.
   void frontend_type() {
     const Json* f = get(out_.root, "frontend");
     if (!f || text_of(get(*f, "type")) != "sglang" || issues_.bad("frontend.type")) return;

@@ -82,7 +82,8 @@ Field frontend_v2() {
   for (auto& c : f.fields) {
     if (c.key == "placement")
       c = placement({"head", "first_decode", "dedicated"}, {"first_decode"}, "where the router runs (default: head)");
-    // #436: under schema 2, sglang is a direct worker (no router); sglang-router is the router.
+    // NVIDIA/srt-slurm PR #436: under schema 2, sglang is a direct worker (no router);
+    // sglang-router is the router.
     if (c.key == "type") c.doc = "router in front of the workers (schema 2: sglang = direct worker, sglang-router = router)";
   }
   return f;

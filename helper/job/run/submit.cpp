@@ -20,9 +20,10 @@ namespace {
 
 // With --set/--unset the effective recipe goes to a file of its own, so the plugin validates and
 // snapshots exactly what runs. Not beside the original: in a shared recipe directory anyone could
-// plant <recipe>.srt-effective.yaml as a symlink, or swap the file before sbatch reads it (issue
-// 23, finding 2). It lives in a private directory (mkdtemp, 0700) that goes once sbatch has
-// returned: the plugin snapshots the recipe at submit and nothing reads the path afterwards.
+// plant <recipe>.srt-effective.yaml as a symlink, or swap the file before sbatch reads it
+// (docs/security.md "Files other users plant"). It lives in a private directory (mkdtemp, 0700)
+// that goes once sbatch has returned: the plugin snapshots the recipe at submit and nothing reads
+// the path afterwards.
 // JSON is YAML, and PyYAML reads it the same way. `root` is the document as written (variant
 // expanded, overrides applied), before a schema-2 recipe is normalized: Recipe::source, its v1
 // rendering, has no place for the keys only schema 2 knows (roles.<role>.restart) and would drop them.
