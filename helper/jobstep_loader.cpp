@@ -1,4 +1,4 @@
-// Loads srt-helper-jobstep.so for the subcommands it holds (jobstep_module.hpp).
+// Loads srt-helper-jobstep.so for the subcommands it holds (srt/jobstep_abi.hpp).
 #include <dlfcn.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// The entry point of srt-helper-jobstep.so (jobstep_module.hpp); its version script exports
+// The entry point of srt-helper-jobstep.so (srt/jobstep_abi.hpp); its version script exports
 // this function alone.
 #include "commands.hpp"
 #include "srt/jobstep_abi.hpp"

@@ -80,7 +80,7 @@ class Migrator {
         consumed_resources_.insert(v1);
         const auto n = v2 == "nodes" && !v->is_boolean() ? schema::as_integer(*v) : std::nullopt;
         if (n && *n == 0 && r == "decode") {
-          role(r)["nodes"] = "colocate";  // 2.x spells "decode shares the prefill nodes" so (core/roles.py)
+          role(r)["nodes"] = "colocate";  // 2.x spells "decode shares the prefill nodes" so (srtctl's core/roles.py)
           colocate_ = true;
         } else if (n && *n == 0) {
           cannot("resources." + v1, "schema 2 has no zero-node " + r + " role (roles." + r + ".nodes must be positive)",
@@ -94,8 +94,8 @@ class Migrator {
   }
 
   // decode_nodes: 0 -> nodes: colocate needs gpus on both roles (schema2_normalize.cpp refuses it
-  // otherwise); migrate.py (newest) writes prefill = prefill_nodes x gpus_per_node / prefill_workers
-  // and decode inherits it, as Resources::gpus_per_worker computes.
+  // otherwise); srtctl's migrate.py (newest) writes prefill = prefill_nodes x gpus_per_node /
+  // prefill_workers and decode inherits it, as Resources::gpus_per_worker computes.
   void materialize_colocated_gpus(const Json& res) {
     role("prefill");  // both exist before references are taken (ordered_json is a vector)
     role("decode");
@@ -199,8 +199,8 @@ class Migrator {
     engine_ = e.size() == 1 ? Json(type_) : e;
   }
 
-  // backend.mooncake_kv_store -> a mooncake-master service (services/normalize.py reads it back:
-  // container, env, args <- master_extra_args, options.store_config).
+  // backend.mooncake_kv_store -> a mooncake-master service (srtctl's services/normalize.py reads it
+  // back: container, env, args <- master_extra_args, options.store_config).
   void mooncake(const Json& store) {
     if (store.is_null()) return;
     if (!store.is_object()) return cannot("backend.mooncake_kv_store", "is not a mapping", "write {container: ..., ...}");

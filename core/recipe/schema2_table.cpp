@@ -66,7 +66,8 @@ Field role(const std::string& name, bool decode) {
                  boolean("sidecar", "Dynamo KV-router sidecar (must agree across roles)").inert(),
                  boolean("critical", "an exit of this role ends the job").def("true").tier2(),
                  // srtctl v2.18: checked by the normalizer (srt/restart_policy.hpp) and kept as
-                 // Recipe::per_role.restart; the launcher supervises by it (jobstep/launch/supervise.cpp).
+                 // Recipe::per_role.restart; the launcher supervises by it
+                 // (jobstep/launch/machine_supervise.cpp).
                  any("restart", "relaunch exited workers in place: never (default), on-failure, always, or "
                                 "{policy, max_restarts, backoff_seconds, max_backoff_seconds}")),
       "the " + mode + " workers");

@@ -46,7 +46,7 @@ void print_text(const NodeTopology& t) {
   for (const std::string& n : t.notes) std::printf("note: %s\n", n.c_str());
 }
 
-// Root's step at boot and install (packaging/srt-topology-cache.service): slurmstepd reads the
+// Root's step at boot and install (helper/srt-topology-cache.service.in): slurmstepd reads the
 // cache as the job's user, who cannot write the root-owned directory. Two files: this boot's
 // topology, and the parsed copy of the node's profile that slurmstepd plans with (it links no
 // YAML parser, and the snapshot's copy is the user's: srt/profile_copy.hpp).

@@ -4,9 +4,9 @@
 // it.
 //
 // Why directly and not through the router: AToMesh cannot be told which rank to use. Under
-// --dp-aware it registers one worker per rank ("URL@r", core/worker_builder.rs) and writes the
-// rank it chose into every body itself (DPAwareWorker::prepare_request, core/worker.rs, for
-// P/D; routers/http_router.rs otherwise), replacing any "data_parallel_rank" a client sent; the
+// --dp-aware it registers one worker per rank ("URL@r", AToMesh's core/worker_builder.rs) and
+// writes the rank it chose into every body itself (DPAwareWorker::prepare_request, core/worker.rs,
+// for P/D; routers/http_router.rs otherwise), replacing any "data_parallel_rank" a client sent; the
 // policy picks the rank (round_robin only visits every rank when nothing else is in flight).
 // ATOM's /v1/completions takes the same field and pins the request to that rank
 // (atom/entrypoints/openai/protocol.py CompletionRequest, engine_core_mgr.py

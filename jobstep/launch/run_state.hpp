@@ -25,7 +25,7 @@ struct Outcome {
   std::string state = "running";  // running | completed | failed | cancelled | timeout
   std::string reason;
   int exit_code = 0;              // the launcher's exit status
-  std::string failure_class;      // failure.hpp; "" unless the job failed, was cancelled or timed out
+  std::string failure_class;      // srt/failure_class.hpp; "" unless the job failed, was cancelled or timed out
   std::vector<std::string> nodes; // the nodes the failure involves (a node's failure: those to avoid)
 };
 

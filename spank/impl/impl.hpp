@@ -1,4 +1,5 @@
-// Shared by the implementation's per-context files. spank.h is included only under spank/.
+// Shared by the implementation's per-context files. Slurm's spank.h is included only under
+// spank/.
 #pragma once
 #include <exception>
 #include <string>

@@ -93,7 +93,7 @@ std::vector<std::string> probe_arguments(const Recipe* recipe, const Profile& pr
 // to its "-m" (the lab's `env PYTHONPATH=... python3`), else "python3".
 std::vector<std::string> probe_interpreter(const Recipe* recipe, const Profile& profile);
 
-// The probe program (helper/preflight/probe.py, compiled in).
+// The probe program (core/preflight/probe.py, compiled in).
 const char* probe_script();
 
 // Identity: "0.1.4.dev113+g5837907f3" matches the expected commit 5837907f3 (or a longer one

@@ -61,7 +61,7 @@ struct Collected {
   std::vector<std::string> problems;    // the collector's, one line each, when not all_valid
   // The launcher's own verdict (status.json): why the job ended, naming the step that died.
   std::string launcher_state, launcher_reason;
-  std::string failure_class;                // status.json's (launch/failure.hpp), "" when it has none
+  std::string failure_class;                // status.json's (srt/failure_class.hpp), "" when it has none
   std::vector<std::string> failure_nodes;   // the nodes it involves
   std::vector<std::string> not_copied;  // "PATH: why" for each entry the copy left out (a symlink, a FIFO)
 };
