@@ -82,8 +82,7 @@ void check_container_runtime(Report& report, const Profile& profile) {
     return;
   }
   std::vector<std::string> details = {"binary: " + path, "version: " + version, "runtime: " + info};
-  // Who is root (docs/security.md "Container runtimes", docs/INSTALL.md "Container runtimes: who is
-  // root").
+  // Who is root (docs/security.md "Container runtimes", docs/INSTALL.md "Container runtimes").
   const bool rootless = r == ContainerRuntime::podman ? info.find("rootless=true") != std::string::npos
                                                       : info.find("name=rootless") != std::string::npos;
   if (const std::string refused = container_runtime_refusal(profile, rootless); !refused.empty()) {
