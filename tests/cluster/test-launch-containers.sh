@@ -22,8 +22,9 @@
 #   unresolvable  an image name podman cannot resolve: preflight stops the job, and its one-line
 #              reason carries podman's own words, each role once and the log folder once
 #   rootless   the non-root lab user's job under rootless podman (the containers live in that
-#              user's own store, which root's `podman ps` does not show), scancelled mid-sweep:
-#              the Epilog, as root, removes them from the user's store (docs/security.md "Container runtimes"); with
+#              user's own store, which root's `podman ps` does not show), its launcher and podman
+#              clients SIGKILLed mid-sweep and the job scancelled: the Epilog, as root, removes
+#              them from the user's store (docs/security.md "Container runtimes"); with
 #              container_user: job each runs as the user itself, on the host and inside (keep-id)
 # Skips (77) without podman or runc (docker: without dockerd).
 set -euo pipefail
@@ -223,7 +224,22 @@ case $case in
       echo "  $name runs as (host user, user inside): $owners"
       [[ $owners =~ ^(($user|$uid)\ ($user|$uid)\;)+$ ]] || lab_fail "$name does not run as $user on the host and inside: $owners"
     done <<<"$(grep "^srt-$jid-[0-9]* Up" <<<"$running")"
-    scancel "$jid"
+    # The launcher and every podman client of the user SIGKILLed, as when srun or the node's
+    # stepd is KILLed: no TERM reaches a container (the client forwards TERM, and a container that
+    # exits by itself is removed by its own --rm), so the containers outlive the job in the
+    # user's store and only the Epilog can remove them.
+    launcher= clients=
+    for pid in $(launch_job_pids "$jid"); do
+      cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || continue
+      [[ $cmd == *"srt-helper launch"* ]] && launcher=$pid
+      first=${cmd%% *}
+      [[ ${first##*/} == podman ]] && clients+=" $pid"
+    done
+    [[ -n "$launcher" && -n "$clients" ]] || lab_fail "no launcher ($launcher) or podman client ($clients) of job $jid"
+    # shellcheck disable=SC2086
+    kill -KILL "$launcher" $clients
+    echo "launcher $launcher and podman clients$clients SIGKILLed"
+    scancel "$jid" 2>/dev/null || true
     result=$(lab_wait_job "$jid" 120) || true
     echo "job: $result, $(lab_elapsed "$t0") s"
     assert_no_containers "$jid" 60

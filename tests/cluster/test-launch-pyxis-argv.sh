@@ -26,10 +26,12 @@ set -euo pipefail
 "$SRT_HELPER" launch --dry-run --profile "$WORK/pyxis.yaml" --recipe "$RECIPE" \
   --nodelist "$SLURM_JOB_NODELIST" --job-id "$SLURM_JOB_ID" > "$WORK/steps.json"
 mkdir -p "$WORK/results/$SLURM_JOB_ID/logs"
-/usr/bin/python3 - "$WORK/steps.json" <<'PY'
-import json, subprocess, sys
+/usr/bin/python3 - "$WORK/steps.json" "$WORK/results/$SLURM_JOB_ID/logs" <<'PY'
+import json, os, subprocess, sys
+# Each step's output appended to its log, as the launcher hands it to srun (no --output).
 for step in json.load(open(sys.argv[1])):
-    r = subprocess.run(step["srun"] + ["env"])
+    with open(os.path.join(sys.argv[2], step["log_file"]), "ab") as out:
+        r = subprocess.run(step["srun"] + ["env"], stdout=out, stderr=subprocess.STDOUT)
     print(step["name"], "srun exit", r.returncode, flush=True)
     if r.returncode:
         sys.exit(1)
