@@ -228,7 +228,7 @@ case $case in
     # stepd is KILLed: no TERM reaches a container (the client forwards TERM, and a container that
     # exits by itself is removed by its own --rm), so the containers outlive the job in the
     # user's store and only the Epilog can remove them.
-    launcher= clients=
+    launcher='' clients=''
     for pid in $(launch_job_pids "$jid"); do
       cmd=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || continue
       [[ $cmd == *"srt-helper launch"* ]] && launcher=$pid
