@@ -1,5 +1,8 @@
 // Internals of the recipe loader shared by its files (not a public header).
 #pragma once
+#include <algorithm>
+#include <string>
+
 #include "schema.hpp"
 #include "srt/recipe.hpp"
 
@@ -13,6 +16,14 @@ J* get(J& v, const std::string& key) {
   if (!v.is_object()) return nullptr;
   auto it = v.find(key);
   return it == v.end() || it->is_null() ? nullptr : &*it;
+}
+
+// A flag or srun option key as the programs compare them: leading dashes dropped, '_' as '-'
+// ("--tensor_parallel_size" -> "tensor-parallel-size", "container_mounts" -> "container-mounts").
+inline std::string flag_name(const std::string& key) {
+  std::string k = key.substr(std::min(key.find_first_not_of('-'), key.size()));
+  std::replace(k.begin(), k.end(), '_', '-');
+  return k;
 }
 
 // A role as v1 names its mode and the `<mode>_*` keys: agg -> aggregated, the others as they are.

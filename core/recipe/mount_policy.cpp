@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "extract.hpp"
 #include "srt/error.hpp"
 
 namespace srt {
@@ -32,13 +33,6 @@ std::string lexical_canonical(const std::string& path) {
     at = end + 1;
   }
   return out.empty() ? "/" : out;
-}
-
-// An srun option's name as srun reads it: dashes dropped, '_' as '-'.
-std::string option_name(const std::string& key) {
-  std::string k = key.substr(std::min(key.find_first_not_of('-'), key.size()));
-  std::replace(k.begin(), k.end(), '_', '-');
-  return k;
 }
 
 }  // namespace
@@ -94,7 +88,7 @@ void check_recipe_mounts(const Recipe& recipe, const Profile& profile) {
   // the recipe's, each role's and each service's.
   const auto srun_mounts = [&](const EnvList& options, const std::string& parent) {
     for (const auto& [key, value] : options) {
-      if (option_name(key) != "container-mounts") continue;
+      if (recipe_detail::flag_name(key) != "container-mounts") continue;
       for (std::size_t at = 0; at <= value.size();) {
         const std::size_t end = std::min(value.find(',', at), value.size());
         const std::string spec = value.substr(at, end - at);

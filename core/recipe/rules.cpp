@@ -2,6 +2,7 @@
 // wording kept recognisable) plus the few srt-spank adds because the process would otherwise fail
 // after loading the model.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <set>
 #include <string>
@@ -19,12 +20,6 @@ namespace {
 const char* const kAtomManaged[] = {"model", "host", "server-port", "tp", "tensor-parallel-size", "kv-transfer-config", "port"};
 // AToMesh flags srtctl builds from the worker list.
 const char* const kAtomeshManaged[] = {"backend", "host", "port", "pd-disaggregation", "prefill", "decode", "worker-urls"};
-
-std::string flag_name(const std::string& key) {
-  std::string k = key.substr(std::min(key.find_first_not_of('-'), key.size()));
-  std::replace(k.begin(), k.end(), '_', '-');
-  return k;
-}
 
 class Rules {
  public:
@@ -48,6 +43,12 @@ class Rules {
   }
   void warn(const std::string& path, std::string message, std::string hint = {}) {
     issues_.warnings.push_back(doc_.at(path, std::move(message), std::move(hint)));
+  }
+  // Each role's engine config, named as backend.<engine>_config names it.
+  std::array<std::pair<const char*, const Json*>, 3> role_configs() const {
+    return {{{"prefill", &r_.backend.prefill_config},
+             {"decode", &r_.backend.decode_config},
+             {"aggregated", &r_.backend.aggregated_config}}};
   }
   bool given(const char* section, const char* key) const {
     const Json& root = doc_.root;
@@ -83,11 +84,8 @@ class Rules {
   // refused here, at its key.
   void parallel_sizes() {
     const std::string config = "backend." + r_.backend.type + "_config.";
-    const std::pair<const char*, const Json*> roles[] = {{"prefill", &r_.backend.prefill_config},
-                                                          {"decode", &r_.backend.decode_config},
-                                                          {"aggregated", &r_.backend.aggregated_config}};
     const std::vector<std::string>& names = parallel_size_flags();
-    for (const auto& [role, values] : roles)
+    for (const auto& [role, values] : role_configs())
       for (auto it = values->begin(); it != values->end(); ++it) {
         if (std::find(names.begin(), names.end(), flag_name(it.key())) == names.end()) continue;
         const std::string problem = parallel_size_problem(it.value());
@@ -154,10 +152,7 @@ class Rules {
 
   void atom() {
     if (r_.backend.type != "atom") return;
-    const std::pair<const char*, const Json*> roles[] = {{"prefill", &r_.backend.prefill_config},
-                                                          {"decode", &r_.backend.decode_config},
-                                                          {"aggregated", &r_.backend.aggregated_config}};
-    for (const auto& [role, config] : roles) {
+    for (const auto& [role, config] : role_configs()) {
       std::string managed;
       std::string first_path;
       for (auto it = config->begin(); it != config->end(); ++it) {

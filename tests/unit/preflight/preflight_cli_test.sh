@@ -40,12 +40,17 @@ grep -q "RDMA NICs: per-rank$" "$work/lab.out" || fail "the stand-in's NIC selec
 # the stand-in package whose connector takes one NIC per rank's GPU (the change the facts note
 # describes) is per-rank; one that indexes only the visible-GPU list by the device stays
 # all-listed; a package without a connector is unknown.
-nic_case() {  # NAME CONNECTOR_SOURCE WANT
+# probe_connector NAME CONNECTOR_SOURCE: preflight --json of a copy of the stand-in package whose
+# connector is CONNECTOR_SOURCE ("": no connector at all), into $work/NAME.json.
+probe_connector() {
   cp -r "$src/tests/standins/pkg" "$work/pkg-$1"
   local conn="$work/pkg-$1/atom/kv_transfer/disaggregation/mooncake/mooncake_connector.py"
   if [[ -n "$2" ]]; then printf '%s\n' "$2" > "$conn"; else rm -r "$work/pkg-$1/atom/kv_transfer"; fi
   printf 'engine_command: [env, PYTHONPATH=%s, /usr/bin/python3, -m, atom.entrypoints.openai_server]\n' "$work/pkg-$1" > "$work/$1.yaml"
   "$helper" preflight --profile "$work/$1.yaml" --role prefill --json > "$work/$1.json" || true
+}
+nic_case() {  # NAME CONNECTOR_SOURCE WANT
+  probe_connector "$1" "$2"
   /usr/bin/python3 -c 'import json,sys
 got = json.load(open(sys.argv[1]))["fingerprint"]["engine"]["rdma_nic_selection"]
 sys.exit(0 if got == sys.argv[2] else "%s: rdma_nic_selection %r, want %r" % (sys.argv[1], got, sys.argv[2]))' "$work/$1.json" "$3" ||
@@ -82,12 +87,9 @@ nic_case not-python 'def (:' unknown
 # choice"), each a minimal reconstruction of our own: the behaviours in fingerprints.json's
 # engine.rdma_nic, and the one pick word the node's NIC rule takes.
 nic_shape() {  # NAME CONNECTOR_SOURCE KEY=VALUE...
-  local name=$1 source=$2
+  local name=$1
+  probe_connector "$1" "$2"
   shift 2
-  cp -r "$src/tests/standins/pkg" "$work/pkg-$name"
-  printf '%s\n' "$source" > "$work/pkg-$name/atom/kv_transfer/disaggregation/mooncake/mooncake_connector.py"
-  printf 'engine_command: [env, PYTHONPATH=%s, /usr/bin/python3, -m, atom.entrypoints.openai_server]\n' "$work/pkg-$name" > "$work/$name.yaml"
-  "$helper" preflight --profile "$work/$name.yaml" --role prefill --json > "$work/$name.json" || true
   /usr/bin/python3 - "$work/$name.json" "$@" <<'PY' || fail "NIC shape $name"
 import json, sys
 nic = json.load(open(sys.argv[1]))["fingerprint"]["engine"]["rdma_nic"]
